@@ -1,0 +1,58 @@
+/// \file
+/// Parameter validation shared by every layer: one rule per function, each throwing
+/// `std::invalid_argument` with a message that names the parameter, the rule and the value
+/// (after Google differential-privacy's `ValidateIsFiniteAndPositive`).
+#pragma once
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace labeldp {
+namespace detail {
+
+/// Formats a real number with 17 significant digits so that messages round-trip.
+inline std::string format_number(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+[[noreturn]] inline void fail_parameter(std::string_view name, std::string_view rule, double value) {
+  throw std::invalid_argument("'" + std::string(name) + "' " + std::string(rule) + ", got " +
+                              format_number(value));
+}
+
+}  // namespace detail
+
+/// Throws unless `value` is finite and strictly positive.
+/// \throws std::invalid_argument "'eps' must be finite and positive, got -1"
+inline void validate_finite_positive(std::string_view name, double value) {
+  if (!std::isfinite(value) || !(value > 0)) detail::fail_parameter(name, "must be finite and positive", value);
+}
+
+/// Throws unless `value` is finite and >= 0.
+inline void validate_finite_nonnegative(std::string_view name, double value) {
+  if (!std::isfinite(value) || !(value >= 0)) detail::fail_parameter(name, "must be finite and non-negative", value);
+}
+
+/// Throws unless `value` is finite.
+inline void validate_finite(std::string_view name, double value) {
+  if (!std::isfinite(value)) detail::fail_parameter(name, "must be finite", value);
+}
+
+/// Throws unless `value` is finite and lies in the closed interval [lo, hi].
+inline void validate_in_range(std::string_view name, double value, double lo, double hi) {
+  if (!std::isfinite(value) || value < lo || value > hi)
+    detail::fail_parameter(name, "must be finite and in [" + detail::format_number(lo) + ", " +
+                                     detail::format_number(hi) + "]",
+                           value);
+}
+
+/// Privacy parameters: epsilon must be finite and positive.
+inline void validate_epsilon(double eps, std::string_view name = "eps") { validate_finite_positive(name, eps); }
+
+}  // namespace labeldp
