@@ -1,0 +1,427 @@
+/// \file
+/// CSV input and atomic file output for the library's file formats (contract:
+/// shared/contract/cli.md, "Input files"). Every error is a `std::invalid_argument` whose message
+/// starts with `path:line:` and quotes the offending value, e.g.
+/// `prior.csv:7: probability -0.1 is negative`, so that a user can fix the file without a debugger.
+///
+/// The reader follows RFC 4180 where it matters for robustness (quoted fields, doubled quotes,
+/// quoted line breaks, CRLF) and is strict about numbers: a field is a number only if
+/// `std::from_chars` consumes all of it (after trimming blanks), so "1e3" is accepted and "abc",
+/// "" and "1.2.3" are rejected rather than silently read as 0 or 1.2.
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/validate.hpp"
+
+namespace labeldp::io {
+
+/// Parses a whole string as a real number with `std::from_chars` (general format: "3", "-0.5",
+/// "1e3", "inf", "nan"). Leading and trailing blanks (space, tab) and one leading '+' are allowed;
+/// anything else that is left over makes the parse fail.
+/// \return the number, or std::nullopt when `text` is not (entirely) a number. Out-of-range
+///         magnitudes ("1e400") give +-infinity so that callers report them as non-finite.
+inline std::optional<double> parse_double(std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+    // "+-1" and "+" are not numbers.
+    if (text.empty() || text.front() == '-' || text.front() == '+') return std::nullopt;
+  }
+  if (text.empty()) return std::nullopt;
+  double v = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, v, std::chars_format::general);
+  if (ptr != last) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars leaves v unspecified here; the sign is the text's. Tiny magnitudes underflow.
+    const bool negative = text.front() == '-';
+    const std::string s(text);
+    const double approx = std::strtod(s.c_str(), nullptr);
+    if (std::abs(approx) < 1) return negative ? -0.0 : 0.0;
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  }
+  if (ec != std::errc{}) return std::nullopt;
+  return v;
+}
+
+/// A streaming CSV record reader (RFC 4180 dialect: comma separator, `"` quoting with `""` as an
+/// escaped quote, quoted line breaks allowed; CR before LF removed; blanks around fields trimmed
+/// outside quotes; a UTF-8 byte-order mark at the start ignored). Blank lines at the end of the
+/// input are ignored; a blank line followed by more data is an error (it usually means a
+/// missing value). Memory is one record.
+///
+/// \code{.cpp}
+/// labeldp::io::CsvReader reader("data.csv");
+/// std::vector<std::string> fields;
+/// while (reader.next(fields)) { /* reader.line() is the record's first line */ }
+/// \endcode
+class CsvReader {
+ public:
+  /// Opens `path` for reading.
+  /// \throws std::invalid_argument "path: cannot open file: <reason>" when it cannot be read.
+  explicit CsvReader(const std::string& path) : m_name(path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw std::invalid_argument(path + ": cannot open file: it is a directory");
+    auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*file) {
+      const int err = errno;
+      throw std::invalid_argument(path + ": cannot open file: " + (err ? std::strerror(err) : "unknown error"));
+    }
+    m_owned = std::move(file);
+    m_in = m_owned.get();
+  }
+
+  /// Reads from a stream that outlives the reader; `name` is used in messages (e.g. "<stdin>").
+  CsvReader(std::istream& in, std::string name) : m_name(std::move(name)), m_in(&in) {}
+
+  /// Reads the next record into `fields` (unquoted, trimmed).
+  /// \return false at the end of the input (trailing blank lines are skipped).
+  /// \throws std::invalid_argument "path:line: ..." for an unterminated quote, text after a
+  ///         closing quote, a blank line inside the data, or a read error.
+  bool next(std::vector<std::string>& fields) {
+    fields.clear();
+    std::string line;
+    std::size_t pending_blank = 0;
+    for (;;) {
+      if (!read_physical_line(line)) {
+        check_stream();
+        return false;  // only blank lines (if any) remained
+      }
+      if (is_blank(line)) {
+        if (pending_blank == 0) pending_blank = m_physical_line;
+        continue;
+      }
+      break;
+    }
+    if (pending_blank != 0) {
+      m_line = pending_blank;
+      fail("blank line inside the data (missing value?)");
+    }
+    m_line = m_physical_line;
+    parse_record(line, fields);
+    return true;
+  }
+
+  /// The 1-based line on which the record last returned by next() starts (the header is line 1).
+  std::size_t line() const { return m_line; }
+
+  /// The file name used in messages.
+  const std::string& name() const { return m_name; }
+
+  /// Throws `std::invalid_argument("name:line: message")` for the current record.
+  [[noreturn]] void fail(const std::string& message) const {
+    throw std::invalid_argument(m_name + ":" + std::to_string(m_line) + ": " + message);
+  }
+
+  /// Parses field `text` of the current record as a finite real number; `what` names the field
+  /// in messages ("value", "probability", "label", ...).
+  /// \throws std::invalid_argument "name:line: what 'abc' is not a number" or
+  ///         "name:line: what inf is not finite".
+  double parse_finite(std::string_view text, std::string_view what) const {
+    const auto v = parse_double(text);
+    if (!v) fail(std::string(what) + " '" + std::string(text) + "' is not a number");
+    if (!std::isfinite(*v)) fail(std::string(what) + " " + std::string(text) + " is not finite");
+    return *v;
+  }
+
+ private:
+  static bool is_blank(const std::string& s) {
+    for (char c : s)
+      if (c != ' ' && c != '\t') return false;
+    return true;
+  }
+
+  // One physical line without its line break (LF or CRLF); false at end of input.
+  bool read_physical_line(std::string& line) {
+    if (!std::getline(*m_in, line)) return false;
+    ++m_physical_line;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (m_physical_line == 1 && line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    return true;
+  }
+
+  void check_stream() const {
+    if (m_in->bad()) throw std::invalid_argument(m_name + ": read error after line " + std::to_string(m_physical_line));
+  }
+
+  void parse_record(std::string line, std::vector<std::string>& fields) {
+    std::size_t i = 0;
+    auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    for (;;) {
+      while (i < line.size() && blank(line[i])) ++i;
+      std::string field;
+      if (i < line.size() && line[i] == '"') {
+        ++i;
+        for (;;) {
+          if (i == line.size()) {
+            // The quoted field continues on the next physical line.
+            std::string more;
+            if (!read_physical_line(more)) fail("quoted field is not closed before the end of the file");
+            line += '\n';
+            line += more;
+            continue;
+          }
+          if (line[i] == '"') {
+            if (i + 1 < line.size() && line[i + 1] == '"') {
+              field += '"';
+              i += 2;
+              continue;
+            }
+            ++i;
+            break;
+          }
+          field += line[i++];
+        }
+        while (i < line.size() && blank(line[i])) ++i;
+        if (i < line.size() && line[i] != ',')
+          fail("unexpected text after a closing quote: '" + line.substr(i) + "'");
+      } else {
+        const std::size_t start = i;
+        while (i < line.size() && line[i] != ',') ++i;
+        field = line.substr(start, i - start);
+        while (!field.empty() && blank(field.back())) field.pop_back();
+        if (field.find('"') != std::string::npos) fail("stray quote in unquoted field '" + field + "'");
+      }
+      fields.push_back(std::move(field));
+      if (i >= line.size()) break;
+      ++i;  // the comma
+    }
+  }
+
+  std::string m_name;
+  std::unique_ptr<std::istream> m_owned;
+  std::istream* m_in = nullptr;
+  std::size_t m_physical_line = 0;
+  std::size_t m_line = 0;
+};
+
+namespace detail {
+inline std::string join_fields(const std::vector<std::string>& fields) {
+  std::string s;
+  for (std::size_t i = 0; i < fields.size(); ++i) s += (i ? "," : "") + fields[i];
+  return s;
+}
+
+// Reads the header (line 1) and returns the index of column `header`.
+inline std::size_t find_column(CsvReader& reader, std::vector<std::string>& header, const std::string& name) {
+  if (!reader.next(header)) throw std::invalid_argument(reader.name() + ":1: file is empty, expected a header row");
+  std::size_t found = header.size();
+  for (std::size_t j = 0; j < header.size(); ++j) {
+    if (header[j] != name) continue;
+    if (found != header.size()) reader.fail("column '" + name + "' appears twice in the header");
+    found = j;
+  }
+  if (found == header.size())
+    reader.fail("no column '" + name + "' in header '" + join_fields(header) + "'");
+  return found;
+}
+}  // namespace detail
+
+/// Calls `f(value, line)` for every value of the numeric column named `header` of the CSV file
+/// `path` (header row first), in file order, reading one record at a time (constant memory).
+/// \throws std::invalid_argument "path:line: ..." for an unreadable file, an empty file, a header
+///         without the column (or with it twice), a row with a different number of fields than
+///         the header, or a field that is not a finite number; exceptions thrown by `f` propagate.
+template <typename F>
+void for_each_column_value(const std::string& path, const std::string& header, F&& f) {
+  CsvReader reader(path);
+  std::vector<std::string> head, row;
+  const std::size_t col = detail::find_column(reader, head, header);
+  while (reader.next(row)) {
+    if (row.size() != head.size())
+      reader.fail("expected " + std::to_string(head.size()) + " fields, got " + std::to_string(row.size()) + " ('" +
+                  detail::join_fields(row) + "')");
+    f(reader.parse_finite(row[col], header), reader.line());
+  }
+}
+
+/// Calls `f(value, line)` for every line of `in` holding one finite number (labels one per
+/// line, no header). `name` is used in messages. Trailing blank lines are ignored.
+/// \throws std::invalid_argument "name:line: label 'abc' is not a number" and the like.
+template <typename F>
+void for_each_line_value(std::istream& in, const std::string& name, F&& f) {
+  CsvReader reader(in, name);
+  std::vector<std::string> row;
+  while (reader.next(row)) {
+    if (row.size() != 1)
+      reader.fail("expected one label per line, got " + std::to_string(row.size()) + " fields ('" +
+                  detail::join_fields(row) + "')");
+    f(reader.parse_finite(row[0], "label"), reader.line());
+  }
+}
+
+/// One numeric column (by header name) of a CSV file with a header row, in file order.
+/// \throws std::invalid_argument as for_each_column_value().
+inline std::vector<double> read_column_csv(const std::string& path, const std::string& header) {
+  std::vector<double> values;
+  for_each_column_value(path, header, [&](double v, std::size_t) { values.push_back(v); });
+  return values;
+}
+
+/// Reads a prior file (contract: header `value,prob` or `value,count`, one row per distinct
+/// value, in any order). `prob` must sum to 1 within 1e-9 (relative); counts are normalized.
+/// \throws std::invalid_argument "path:line: message naming the value" for a missing or
+///         unreadable file, an empty file, a bad header, a wrong number of fields, a non-numeric
+///         or non-finite field, a negative weight, a duplicate value (naming both lines), no data
+///         row, all weights 0, or probabilities not summing to 1.
+inline FinitePrior<double> read_prior_csv(const std::string& path) {
+  CsvReader reader(path);
+  std::vector<std::string> fields;
+  if (!reader.next(fields))
+    throw std::invalid_argument(path + ":1: file is empty, expected header 'value,prob' or 'value,count'");
+  if (fields.size() != 2 || fields[0] != "value" || (fields[1] != "prob" && fields[1] != "count"))
+    reader.fail("header '" + detail::join_fields(fields) + "' is not 'value,prob' or 'value,count'");
+  const bool counts = fields[1] == "count";
+  const char* weight_name = counts ? "count" : "probability";
+  std::vector<double> values, weights;
+  std::vector<std::size_t> lines;
+  while (reader.next(fields)) {
+    if (fields.size() != 2)
+      reader.fail("expected 2 fields (value," + std::string(counts ? "count" : "prob") + "), got " +
+                  std::to_string(fields.size()) + " ('" + detail::join_fields(fields) + "')");
+    const double v = reader.parse_finite(fields[0], "value");
+    const double w = reader.parse_finite(fields[1], weight_name);
+    if (w < 0) reader.fail(std::string(weight_name) + " " + fields[1] + " is negative");
+    values.push_back(v);
+    weights.push_back(w);
+    lines.push_back(reader.line());
+  }
+  if (values.empty()) throw std::invalid_argument(path + ":2: no data rows after the header");
+  // Duplicates: sort indices by value and compare neighbours, so both lines can be named.
+  std::vector<std::size_t> order(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return values[a] < values[b] || (values[a] == values[b] && lines[a] < lines[b]);
+  });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (values[order[i]] == values[order[i - 1]])
+      throw std::invalid_argument(path + ":" + std::to_string(lines[order[i]]) + ": duplicate value " +
+                                  labeldp::detail::format_number(values[order[i]]) + " (also on line " +
+                                  std::to_string(lines[order[i - 1]]) + ")");
+  double total = 0;
+  for (double w : weights) total += w;
+  if (!(total > 0))
+    throw std::invalid_argument(path + ":2-" + std::to_string(lines.back()) + ": all " + weight_name +
+                                (counts ? "s are 0" : " values are 0") + ": at least one must be positive");
+  if (!std::isfinite(total))
+    throw std::invalid_argument(path + ": the " + std::string(weight_name) + " column sums to infinity");
+  if (!counts && std::abs(total - 1) > 1e-9)
+    throw std::invalid_argument(path + ":2-" + std::to_string(lines.back()) + ": probabilities sum to " +
+                                labeldp::detail::format_number(total) + ", not 1 (tolerance 1e-9)");
+  return FinitePrior<double>::from_weights(values, weights);
+}
+
+/// An output file that appears under its final name only when complete: text goes to a
+/// temporary file in the same directory (same file system, so the final rename is atomic), and
+/// commit() renames it over `path`. If the writer is destroyed without commit() — an error
+/// happened — the temporary file is removed and `path` is left untouched, so readers never see
+/// a partially written file.
+///
+/// \code{.cpp}
+/// labeldp::io::AtomicFileWriter out("labels.txt");
+/// out.write("1.5\n");
+/// out.commit();
+/// \endcode
+class AtomicFileWriter {
+ public:
+  /// Creates the temporary file next to `path`.
+  /// \throws std::invalid_argument "path: cannot write file: <reason>".
+  explicit AtomicFileWriter(std::string path) : m_path(std::move(path)) {
+    namespace fs = std::filesystem;
+    const fs::path target(m_path);
+    if (target.filename().empty()) throw std::invalid_argument(m_path + ": cannot write file: not a file name");
+    std::error_code ec;
+    if (fs::is_directory(target, ec)) throw std::invalid_argument(m_path + ": cannot write file: it is a directory");
+    std::random_device rd;
+    for (int attempt = 0; attempt < 16 && !m_file; ++attempt) {
+      const fs::path tmp = target.parent_path() /
+                           ("." + target.filename().string() + ".tmp-" + std::to_string(rd()) + std::to_string(rd()));
+      m_tmp = tmp.string();
+      // "x": fail rather than reuse an existing file (C11 exclusive mode).
+      m_file = std::fopen(m_tmp.c_str(), "wbx");
+      if (!m_file && errno != EEXIST) break;
+    }
+    if (!m_file) {
+      const int err = errno;
+      throw std::invalid_argument(m_path + ": cannot write file: " + std::strerror(err));
+    }
+  }
+
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  ~AtomicFileWriter() {
+    if (m_file) {
+      std::fclose(m_file);
+      std::remove(m_tmp.c_str());
+    }
+  }
+
+  /// Appends `text`.
+  /// \throws std::invalid_argument on a write error (disk full, ...).
+  void write(std::string_view text) {
+    if (!m_file) throw std::invalid_argument(m_path + ": cannot write file: already committed");
+    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), m_file) != text.size()) {
+      const int err = errno;
+      throw std::invalid_argument(m_path + ": cannot write file: " + std::strerror(err));
+    }
+  }
+
+  /// Flushes, closes and renames the temporary file to the final path.
+  /// \throws std::invalid_argument when flushing or renaming fails (the temporary is removed).
+  void commit() {
+    if (!m_file) throw std::invalid_argument(m_path + ": cannot write file: already committed");
+    std::FILE* f = std::exchange(m_file, nullptr);
+    const bool flushed = std::fflush(f) == 0;
+    int err = errno;
+    const bool closed = std::fclose(f) == 0;
+    if (!closed) err = errno;
+    if (!flushed || !closed || std::rename(m_tmp.c_str(), m_path.c_str()) != 0) {
+      if (flushed && closed) err = errno;
+      std::remove(m_tmp.c_str());
+      throw std::invalid_argument(m_path + ": cannot write file: " + std::strerror(err));
+    }
+  }
+
+  /// The final path.
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+  std::string m_tmp;
+  std::FILE* m_file = nullptr;
+};
+
+/// Writes `text` to `path` atomically (temporary file in the same directory, then rename): the
+/// file either keeps its old content or has exactly `text`.
+/// \throws std::invalid_argument "path: cannot write file: <reason>".
+inline void write_file_atomically(const std::string& path, const std::string& text) {
+  AtomicFileWriter out(path);
+  out.write(text);
+  out.commit();
+}
+
+}  // namespace labeldp::io
