@@ -19,3 +19,70 @@ TEST_CASE("ChaCha20: RFC 8439 section 2.3.2 block function test vector", "[rando
   // The stream generator yields the same block (words paired little-endian).
   for (std::size_t j = 0; j < 8; ++j) CHECK(gen() == (std::uint64_t(expected[2 * j]) | (std::uint64_t(expected[2 * j + 1]) << 32)));
 }
+
+TEST_CASE("ChaCha20: the batched stream equals an independent implementation over 20 blocks", "[random]") {
+  // Known answers from Python's `cryptography` ChaCha20 (key 00..1f, RFC 8439 nonce, counter 1):
+  // 64-bit words 0 and 7 of each of the first 20 blocks; spans several 8-block refills.
+  const std::uint64_t expected[40] = {
+      0x15593bd1e4e7f110ull, 0x4e3c50a2e883d0cbull, 0x4ebfd7397783880aull, 0x3baf864c37ca065bull, 0x8665be83cbbdbfdcull,
+      0x0ea01b5de9fea953ull, 0xca7864330d9fd069ull, 0xd81a6e7fd26838ddull, 0x0cef9da3e7bf19a9ull, 0x8f570de3be3413c4ull,
+      0xb1146f098e352b18ull, 0x76215bba5c810c8full, 0xac8a895716a2dfcaull, 0xc519505997df4b3full, 0x0016f18884f70443ull,
+      0x94ad24e99a0f6ec6ull, 0x96e47338e9de6a2cull, 0xd58b01653c47ea8aull, 0xa4a838cca5996742ull, 0xdd6f6deb768237bfull,
+      0xdc5a80820b5588e1ull, 0x3262752535e2482dull, 0xbf172e73c6af3373ull, 0x2087fa3385355d8cull, 0xbfe9fe2854c766deull,
+      0x780d26aee1e87b33ull, 0xed46d2d5b4ffab4bull, 0x5d7a56d676b152e0ull, 0x5454404d48e9450cull, 0x4bc55a8aad264f88ull,
+      0xaf6a1fa35cd476beull, 0x0507a64c91d1676full, 0x00eae1df1b0ae07cull, 0x142630858ea5100aull, 0xc3e0564f0946b1d2ull,
+      0x4f789514b7b1431eull, 0x45b86d9193e0c597ull, 0x37aef8103342c8a6ull, 0x0161e4fa0ec02c99ull, 0x66012db9ef73e1beull};
+  labeldp::ChaCha20::Key key{};
+  for (std::uint32_t i = 0; i < 8; ++i)
+    key[i] = (4 * i) | ((4 * i + 1) << 8) | ((4 * i + 2) << 16) | ((4 * i + 3) << 24);
+  labeldp::ChaCha20 gen(key, {0x09000000u, 0x4a000000u, 0u}, 1);
+  for (int b = 0; b < 20; ++b) {
+    std::uint64_t words[8];
+    for (auto& w : words) w = gen();
+    INFO("block " << b);
+    CHECK(words[0] == expected[2 * b]);
+    CHECK(words[7] == expected[2 * b + 1]);
+  }
+}
+
+TEST_CASE("ChaCha20: the 32-bit block counter carries into the next word", "[random]") {
+  const labeldp::ChaCha20::Key key{1, 2, 3, 4, 5, 6, 7, 8};
+  // Start 3 blocks before the 32-bit counter wraps: block 3 of the stream must equal the block
+  // function at counter 0 with word 13 incremented.
+  labeldp::ChaCha20 gen(key, {0, 0, 0}, 0xfffffffdu);
+  for (int i = 0; i < 3 * 8; ++i) gen();
+  labeldp::ChaCha20 ref(key, {1, 0, 0}, 0);
+  const auto block = labeldp::ChaCha20::block(ref.state());
+  for (std::size_t j = 0; j < 8; ++j)
+    CHECK(gen() == (std::uint64_t(block[2 * j]) | (std::uint64_t(block[2 * j + 1]) << 32)));
+}
+
+TEST_CASE("SeededRandom is reproducible, SecureRandom is not", "[random]") {
+  labeldp::SeededRandom a(42), b(42), c(43);
+  bool all_equal = true, any_differs = false;
+  for (int i = 0; i < 100; ++i) {
+    const auto x = a(), y = b(), z = c();
+    all_equal = all_equal && (x == y);
+    any_differs = any_differs || (x != z);
+  }
+  CHECK(all_equal);
+  CHECK(any_differs);
+  labeldp::SecureRandom s1, s2;
+  int same = 0;
+  for (int i = 0; i < 16; ++i) same += (s1() == s2()) ? 1 : 0;
+  CHECK(same < 2);  // two OS-keyed streams collide on a 64-bit word with probability 2^-64 each
+  static_assert(std::uniform_random_bit_generator<labeldp::SecureRandom>);
+  static_assert(std::is_same_v<labeldp::DefaultRandom, labeldp::SecureRandom>);
+}
+
+TEST_CASE("random_u64 assembles 64 bits from 32-bit and odd-range generators", "[random]") {
+  std::mt19937 mt(1);
+  std::mt19937 mt_copy(1);
+  const std::uint64_t v = labeldp::random_u64(mt);
+  const std::uint64_t lo = mt_copy(), hi = mt_copy();
+  CHECK(v == (lo | (hi << 32)));
+  std::minstd_rand odd(7);  // range [1, 2^31 - 2]: goes through the rejecting distribution
+  std::uint64_t all_or = 0;
+  for (int i = 0; i < 64; ++i) all_or |= labeldp::random_u64(odd);
+  CHECK(all_or == ~std::uint64_t{0});  // every bit position gets set eventually
+}
