@@ -1,0 +1,540 @@
+/// \file
+/// A revised simplex method for linear programs in the form
+/// \f$\min c^T x\f$ subject to \f$a_i^T x \;(=, \le, \ge)\; b_i\f$, \f$x \ge 0\f$,
+/// on Eigen dense linear algebra, with warm starts after adding columns (column generation).
+///
+/// This is the library's own LP engine: the shipped headers depend on no LP library (GLPK is
+/// used only by the tests and benchmarks, as an oracle). It solves the optimal-mechanism LP
+/// (Ghazi et al. 2023, LP (2) and Appendix A) and the optimal unbiased randomizer LP
+/// (Badanidiyuru et al. 2023, Algorithm 1) by column generation.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "labeldp/core/validate.hpp"
+#include "labeldp/optim/detail/basis_factorization.hpp"
+
+namespace labeldp::optim {
+
+/// Index type (Eigen's signed index).
+using Index = Eigen::Index;
+
+/// Outcome of a solve, reported as a value (never thrown), after HiGHS's model status.
+enum class SolveStatus {
+  Optimal,         ///< an optimal basic solution was found; x, duals, reduced costs are valid
+  Infeasible,      ///< phase 1 ended with a positive infeasibility: no x satisfies the rows
+  Unbounded,       ///< a feasible ray of decreasing cost exists (the LP is feasible)
+  IterationLimit,  ///< SimplexOptions::max_iterations pivots were made without finishing
+  NumericalIssue   ///< the basis became numerically singular, or roundoff broke an invariant
+};
+
+/// Lower-case name of a status ("optimal", "infeasible", "unbounded", "iteration-limit",
+/// "numerical-issue").
+inline std::string to_string(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Optimal: return "optimal";
+    case SolveStatus::Infeasible: return "infeasible";
+    case SolveStatus::Unbounded: return "unbounded";
+    case SolveStatus::IterationLimit: return "iteration-limit";
+    case SolveStatus::NumericalIssue: return "numerical-issue";
+  }
+  return "unknown";
+}
+
+/// Sense of a constraint row.
+enum class RowType {
+  Equal,        ///< \f$a_i^T x = b_i\f$
+  LessEqual,    ///< \f$a_i^T x \le b_i\f$
+  GreaterEqual  ///< \f$a_i^T x \ge b_i\f$
+};
+
+/// The linear program \f$\min c^T x\f$ subject to \f$a_i^T x \;(=|\le|\ge)\; b_i\f$ for every
+/// row i of A, and \f$x \ge 0\f$.
+///
+/// \code{.cpp}
+/// labeldp::optim::LinearProgram lp;
+/// lp.A = Eigen::MatrixXd{{1, 1}};           // x0 + x1 >= 1
+/// lp.b = Eigen::VectorXd::Ones(1);
+/// lp.row_types = {labeldp::optim::RowType::GreaterEqual};
+/// lp.c = Eigen::Vector2d(1, 2);              // min x0 + 2 x1  ->  x = (1, 0)
+/// \endcode
+struct LinearProgram {
+  Eigen::MatrixXd A;               ///< m x n constraint matrix (column-major)
+  Eigen::VectorXd b;               ///< m right-hand sides
+  std::vector<RowType> row_types;  ///< m row senses
+  Eigen::VectorXd c;               ///< n costs
+};
+
+/// Tolerances and limits of RevisedSimplex.
+struct SimplexOptions {
+  /// A basic variable counts as non-negative when it is >= -tolerance (Harris ratio test
+  /// slack); phase 1 declares the LP infeasible when the total infeasibility exceeds this
+  /// tolerance times max(1, |b|_inf).
+  double primal_feasibility_tolerance = 1e-9;
+  /// A reduced cost counts as non-negative (no improving column) when it is >= -tolerance
+  /// (relative to max(1, |c|_inf) and the column's norm).
+  double dual_feasibility_tolerance = 1e-9;
+  /// Entries of \f$B^{-1} a_q\f$ smaller in magnitude than this are treated as zero in the
+  /// ratio test, so that no tiny pivot makes the basis ill-conditioned.
+  double pivot_tolerance = 1e-10;
+  /// The solve stops with SolveStatus::IterationLimit after this many pivots.
+  Index max_iterations = 1000000;
+  /// The basis is refactorized (fresh LU, eta file dropped, \f$x_B\f$ recomputed) after this
+  /// many basis changes.
+  Index refactorization_interval = 100;
+};
+
+/// Result of RevisedSimplex::solve().
+struct SimplexResult {
+  SolveStatus status = SolveStatus::NumericalIssue;  ///< outcome
+  Eigen::VectorXd x;              ///< primal values (n); the last basic solution if not optimal
+  Eigen::VectorXd duals;          ///< row duals y (m): reduced costs are \f$c - A^T y\f$
+  Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n)
+  double objective = std::numeric_limits<double>::quiet_NaN();  ///< \f$c^T x\f$
+  Index iterations = 0;           ///< pivots made by this solve (both phases)
+};
+
+/// Revised simplex method (two phases, Dantzig pricing scaled by column norms, Harris two-pass
+/// ratio test, Bland's rule after a run of degenerate pivots so that no cycle can persist) on a
+/// dense LU of the basis with product-form updates and periodic refactorization.
+///
+/// Every row gets an internal slack (inequality rows) and an artificial variable; phase 1
+/// minimizes the sum of the artificials from the slack/artificial basis, phase 2 minimizes
+/// \f$c^T x\f$ with the artificials kept at zero (a basic artificial blocks any step that would
+/// move it, and artificials never enter). add_columns() keeps the basis: the new columns are
+/// nonbasic at zero, so the basis stays primal feasible and the next solve() continues phase 2
+/// from it (a warm start, which is what column generation needs).
+///
+/// \code{.cpp}
+/// labeldp::optim::RevisedSimplex simplex(lp);
+/// labeldp::optim::SimplexResult r = simplex.solve();
+/// if (r.status == labeldp::optim::SolveStatus::Optimal) use(r.x, r.duals);
+/// \endcode
+class RevisedSimplex {
+ public:
+  /// \param lp the problem (moved in).
+  /// \param options tolerances and limits.
+  /// \throws std::invalid_argument when the dimensions of A, b, row_types and c disagree, when
+  ///         any entry is NaN or infinite, or when an option is out of range.
+  explicit RevisedSimplex(LinearProgram lp, SimplexOptions options = {})
+      : m_lp(std::move(lp)), m_options(options) {
+    validate_options(m_options);
+    validate_problem();
+    const Index m = m_lp.A.rows();
+    m_slack_row.clear();
+    m_slack_sign.clear();
+    for (Index i = 0; i < m; ++i) {
+      if (m_lp.row_types[std::size_t(i)] == RowType::Equal) continue;
+      m_slack_row.push_back(i);
+      m_slack_sign.push_back(m_lp.row_types[std::size_t(i)] == RowType::LessEqual ? 1.0 : -1.0);
+    }
+    m_art_sign.resize(m);
+    for (Index i = 0; i < m; ++i) m_art_sign[i] = m_lp.b[i] < 0 ? -1.0 : 1.0;
+    m_column_norms.resize(m_lp.A.cols());
+    for (Index j = 0; j < m_lp.A.cols(); ++j) m_column_norms[j] = std::max(m_lp.A.col(j).norm(), 1e-300);
+    m_b_scale = std::max(1.0, m_lp.b.size() ? m_lp.b.cwiseAbs().maxCoeff() : 0.0);
+  }
+
+  /// Number of rows m.
+  Index num_rows() const { return m_lp.A.rows(); }
+  /// Number of structural columns n (grows with add_columns()).
+  Index num_columns() const { return m_lp.A.cols(); }
+  /// The problem as currently held (including added columns).
+  const LinearProgram& problem() const { return m_lp; }
+  /// The options.
+  const SimplexOptions& options() const { return m_options; }
+
+  /// Forgets the current basis: the next solve() starts from scratch.
+  void reset() { m_warm = false; }
+
+  /// Appends t columns (A_new: m x t, c_new: t). The current basis is kept: if the last solve()
+  /// ended optimal, the next solve() continues phase 2 from it.
+  /// \throws std::invalid_argument on a dimension mismatch or a NaN/infinite entry.
+  void add_columns(const Eigen::MatrixXd& A_new, const Eigen::VectorXd& c_new) {
+    if (A_new.rows() != num_rows())
+      throw std::invalid_argument("add_columns: 'A_new' has " + std::to_string(A_new.rows()) +
+                                  " rows, must equal the problem's " + std::to_string(num_rows()) + " rows");
+    if (A_new.cols() != c_new.size())
+      throw std::invalid_argument("add_columns: 'c_new' has " + std::to_string(c_new.size()) +
+                                  " entries, must equal the " + std::to_string(A_new.cols()) + " columns of 'A_new'");
+    check_finite_matrix("A_new", A_new);
+    check_finite_vector("c_new", c_new);
+    const Index n0 = m_lp.A.cols(), t = A_new.cols();
+    if (t == 0) return;
+    m_lp.A.conservativeResize(Eigen::NoChange, n0 + t);
+    m_lp.A.rightCols(t) = A_new;
+    m_lp.c.conservativeResize(n0 + t);
+    m_lp.c.tail(t) = c_new;
+    m_column_norms.conservativeResize(n0 + t);
+    for (Index j = n0; j < n0 + t; ++j) m_column_norms[j] = std::max(m_lp.A.col(j).norm(), 1e-300);
+    m_position.resize(std::size_t(num_variables()), -1);
+  }
+
+  /// Solves the LP: warm (phase 2 from the current basis) when the previous solve ended
+  /// optimal and only columns were added since; otherwise from scratch (phase 1 + phase 2).
+  /// \return status, primal values, duals, reduced costs, objective and iteration count.
+  SimplexResult solve() {
+    SimplexResult result;
+    result.iterations = 0;
+    const Index m = num_rows();
+    if (m == 0) return solve_without_rows();
+    bool warm = m_warm;
+    m_warm = false;
+    if (warm && !refactor_and_recompute()) warm = false;
+    if (warm) {
+      // Roundoff can leave the recomputed basic solution slightly infeasible; a clearly
+      // infeasible one means the basis is no longer usable.
+      for (Index i = 0; i < m; ++i)
+        if (m_xb[i] < -100 * m_options.primal_feasibility_tolerance * m_b_scale) warm = false;
+    }
+    if (!warm) {
+      set_initial_basis();
+      if (!refactor_and_recompute()) return finish(SolveStatus::NumericalIssue, result);
+      const SolveStatus phase1 = iterate(/*phase=*/1, result.iterations);
+      if (phase1 != SolveStatus::Optimal) return finish(phase1, result);
+      double infeasibility = 0;
+      for (Index i = 0; i < m; ++i)
+        if (is_artificial(m_basis[std::size_t(i)])) infeasibility += std::max(m_xb[i], 0.0);
+      if (infeasibility > m_options.primal_feasibility_tolerance * m_b_scale)
+        return finish(SolveStatus::Infeasible, result);
+      if (!drive_out_artificials()) return finish(SolveStatus::NumericalIssue, result);
+    }
+    const SolveStatus phase2 = iterate(/*phase=*/2, result.iterations);
+    if (phase2 != SolveStatus::Optimal) return finish(phase2, result);
+    m_warm = true;
+    return finish(SolveStatus::Optimal, result);
+  }
+
+ private:
+  // Internal variables: [0, m) artificials (one per row, coefficient m_art_sign[i] * e_i),
+  // [m, m + s) slacks (m_slack_sign * e_row), then the n structural columns. Structural
+  // columns come last so that add_columns() appends without renumbering.
+  Index num_variables() const { return num_rows() + Index(m_slack_row.size()) + num_columns(); }
+  bool is_artificial(Index v) const { return v < num_rows(); }
+  bool is_slack(Index v) const { return v >= num_rows() && v < num_rows() + Index(m_slack_row.size()); }
+  Index structural_offset() const { return num_rows() + Index(m_slack_row.size()); }
+
+  static void validate_options(const SimplexOptions& o) {
+    validate_finite_positive("primal_feasibility_tolerance", o.primal_feasibility_tolerance);
+    validate_finite_positive("dual_feasibility_tolerance", o.dual_feasibility_tolerance);
+    validate_finite_positive("pivot_tolerance", o.pivot_tolerance);
+    if (o.max_iterations < 0) labeldp::detail::fail_parameter("max_iterations", "must be >= 0", double(o.max_iterations));
+    if (o.refactorization_interval < 1)
+      labeldp::detail::fail_parameter("refactorization_interval", "must be >= 1", double(o.refactorization_interval));
+  }
+
+  static void check_finite_matrix(const char* name, const Eigen::MatrixXd& M) {
+    for (Index j = 0; j < M.cols(); ++j)
+      for (Index i = 0; i < M.rows(); ++i)
+        if (!std::isfinite(M(i, j)))
+          throw std::invalid_argument("LinearProgram: '" + std::string(name) + "' entry (" + std::to_string(i) + ", " +
+                                      std::to_string(j) + ") must be finite, got " + labeldp::detail::format_number(M(i, j)));
+  }
+  static void check_finite_vector(const char* name, const Eigen::VectorXd& v) {
+    for (Index i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]))
+        throw std::invalid_argument("LinearProgram: '" + std::string(name) + "' entry " + std::to_string(i) +
+                                    " must be finite, got " + labeldp::detail::format_number(v[i]));
+  }
+
+  void validate_problem() const {
+    const Index m = m_lp.A.rows(), n = m_lp.A.cols();
+    if (m_lp.b.size() != m)
+      throw std::invalid_argument("LinearProgram: 'b' has " + std::to_string(m_lp.b.size()) +
+                                  " entries, must equal the " + std::to_string(m) + " rows of 'A'");
+    if (Index(m_lp.row_types.size()) != m)
+      throw std::invalid_argument("LinearProgram: 'row_types' has " + std::to_string(m_lp.row_types.size()) +
+                                  " entries, must equal the " + std::to_string(m) + " rows of 'A'");
+    if (m_lp.c.size() != n)
+      throw std::invalid_argument("LinearProgram: 'c' has " + std::to_string(m_lp.c.size()) +
+                                  " entries, must equal the " + std::to_string(n) + " columns of 'A'");
+    check_finite_matrix("A", m_lp.A);
+    check_finite_vector("b", m_lp.b);
+    check_finite_vector("c", m_lp.c);
+  }
+
+  // With no rows the LP separates: x_j = 0 is optimal unless some c_j < 0 (unbounded).
+  SimplexResult solve_without_rows() {
+    SimplexResult r;
+    const Index n = num_columns();
+    r.x = Eigen::VectorXd::Zero(n);
+    r.duals = Eigen::VectorXd(0);
+    r.reduced_costs = m_lp.c;
+    r.objective = 0;
+    r.iterations = 0;
+    r.status = (n > 0 && m_lp.c.minCoeff() < 0) ? SolveStatus::Unbounded : SolveStatus::Optimal;
+    return r;
+  }
+
+  // Column v of the internal matrix, dense.
+  void load_column(Index v, Eigen::VectorXd& out) const {
+    const Index m = num_rows();
+    if (is_artificial(v)) {
+      out.setZero(m);
+      out[v] = m_art_sign[v];
+    } else if (is_slack(v)) {
+      out.setZero(m);
+      const std::size_t s = std::size_t(v - m);
+      out[m_slack_row[s]] = m_slack_sign[s];
+    } else {
+      out = m_lp.A.col(v - structural_offset());
+    }
+  }
+
+  double cost(Index v, int phase) const {
+    if (phase == 1) return is_artificial(v) ? 1.0 : 0.0;
+    return v >= structural_offset() ? m_lp.c[v - structural_offset()] : 0.0;
+  }
+
+  void set_initial_basis() {
+    const Index m = num_rows();
+    m_basis.assign(std::size_t(m), -1);
+    m_position.assign(std::size_t(num_variables()), -1);
+    // A slack whose sign matches b's can carry the row; otherwise the artificial does.
+    for (std::size_t s = 0; s < m_slack_row.size(); ++s) {
+      const Index i = m_slack_row[s];
+      if (m_lp.b[i] == 0 || (m_lp.b[i] > 0) == (m_slack_sign[s] > 0)) m_basis[std::size_t(i)] = m + Index(s);
+    }
+    for (Index i = 0; i < m; ++i)
+      if (m_basis[std::size_t(i)] < 0) m_basis[std::size_t(i)] = i;
+    for (Index i = 0; i < m; ++i) m_position[std::size_t(m_basis[std::size_t(i)])] = i;
+  }
+
+  bool refactor_and_recompute() {
+    const Index m = num_rows();
+    if (Index(m_basis.size()) != m) return false;
+    Eigen::MatrixXd B(m, m);
+    Eigen::VectorXd col;
+    for (Index i = 0; i < m; ++i) {
+      load_column(m_basis[std::size_t(i)], col);
+      B.col(i) = col;
+    }
+    if (!m_factor.refactor(B, kSingularTolerance)) return false;
+    m_xb = m_lp.b;
+    m_factor.ftran(m_xb);
+    return m_xb.allFinite();
+  }
+
+  // Simplex iterations of one phase from the current (primal feasible) basis.
+  SolveStatus iterate(int phase, Index& iterations) {
+    const Index m = num_rows();
+    const Index off = structural_offset();
+    const Index nv = num_variables();
+    const double dual_tol =
+        m_options.dual_feasibility_tolerance * (phase == 1 ? 1.0 : std::max(1.0, m_lp.c.size() ? m_lp.c.cwiseAbs().maxCoeff() : 0.0));
+    const double feas_tol = m_options.primal_feasibility_tolerance * m_b_scale;
+    Eigen::VectorXd y(m), w(m), d_struct;
+    Index degenerate_run = 0;
+    bool bland = false;
+    for (;;) {
+      if (m_factor.num_updates() >= m_options.refactorization_interval) {
+        if (!refactor_and_recompute()) return SolveStatus::NumericalIssue;
+      }
+      // Duals: B^T y = c_B.
+      for (Index i = 0; i < m; ++i) y[i] = cost(m_basis[std::size_t(i)], phase);
+      m_factor.btran(y);
+      if (!y.allFinite()) return SolveStatus::NumericalIssue;
+
+      // Pricing: the most negative reduced cost per unit column norm (Dantzig, scaled), or
+      // the lowest-index improving column under Bland's rule.
+      Index entering = -1;
+      double best = 0;
+      auto consider = [&](Index v, double d, double norm) {
+        if (d >= -dual_tol) return;
+        if (bland) {
+          if (entering < 0 || v < entering) entering = v;
+          return;
+        }
+        const double score = d / norm;
+        if (score < best) {
+          best = score;
+          entering = v;
+        }
+      };
+      if (phase == 1) {
+        for (Index v = 0; v < m; ++v)
+          if (m_position[std::size_t(v)] < 0) consider(v, 1.0 - m_art_sign[v] * y[v], 1.0);
+      }
+      for (Index v = m; v < off; ++v) {
+        if (m_position[std::size_t(v)] >= 0) continue;
+        const std::size_t s = std::size_t(v - m);
+        consider(v, -m_slack_sign[s] * y[m_slack_row[s]], 1.0);
+      }
+      if (num_columns() > 0) {
+        d_struct.noalias() = m_lp.A.transpose() * y;
+        for (Index j = 0; j < num_columns(); ++j) {
+          const Index v = off + j;
+          if (m_position[std::size_t(v)] >= 0) continue;
+          const double d = (phase == 1 ? 0.0 : m_lp.c[j]) - d_struct[j];
+          consider(v, d, m_column_norms[j]);
+        }
+      }
+      if (entering < 0) return SolveStatus::Optimal;
+      if (iterations >= m_options.max_iterations) return SolveStatus::IterationLimit;
+
+      load_column(entering, w);
+      m_factor.ftran(w);
+      if (!w.allFinite()) return SolveStatus::NumericalIssue;
+
+      // Ratio test. A basic artificial in phase 2 sits at zero and may not move either way.
+      const double piv = m_options.pivot_tolerance;
+      Index leave = -1;
+      if (phase == 2) {
+        double best_art = 0;
+        for (Index i = 0; i < m; ++i)
+          if (is_artificial(m_basis[std::size_t(i)]) && std::abs(w[i]) > piv && std::abs(w[i]) > best_art) {
+            best_art = std::abs(w[i]);
+            leave = i;
+          }
+      }
+      double theta = 0;
+      if (leave < 0) {
+        if (bland) {
+          // Exact minimum ratio; ties broken by the smallest variable index (Bland).
+          double min_ratio = std::numeric_limits<double>::infinity();
+          for (Index i = 0; i < m; ++i) {
+            if (w[i] <= piv) continue;
+            const double ratio = std::max(m_xb[i], 0.0) / w[i];
+            if (ratio < min_ratio - 1e-12 * std::max(1.0, min_ratio) ||
+                (ratio <= min_ratio + 1e-12 * std::max(1.0, min_ratio) && leave >= 0 &&
+                 m_basis[std::size_t(i)] < m_basis[std::size_t(leave)])) {
+              if (ratio < min_ratio) min_ratio = ratio;
+              leave = i;
+            }
+          }
+        } else {
+          // Harris two-pass: the largest step allowed with the feasibility tolerance, then the
+          // largest pivot among the rows that block within it (stability over exactness).
+          double bound = std::numeric_limits<double>::infinity();
+          for (Index i = 0; i < m; ++i)
+            if (w[i] > piv) bound = std::min(bound, (m_xb[i] + feas_tol) / w[i]);
+          double best_pivot = 0;
+          for (Index i = 0; i < m; ++i)
+            if (w[i] > piv && m_xb[i] / w[i] <= bound && w[i] > best_pivot) {
+              best_pivot = w[i];
+              leave = i;
+            }
+        }
+        if (leave < 0) {
+          // No positive entry: the cost decreases without bound along the ray (phase 2), which
+          // is impossible in phase 1 (the sum of artificials is bounded below by zero).
+          return phase == 2 ? SolveStatus::Unbounded : SolveStatus::NumericalIssue;
+        }
+        theta = std::max(m_xb[leave], 0.0) / w[leave];
+      }
+
+      // Update the basic solution and the basis.
+      if (theta != 0) m_xb.noalias() -= theta * w;
+      m_xb[leave] = theta;
+      const Index old = m_basis[std::size_t(leave)];
+      m_position[std::size_t(old)] = -1;
+      m_basis[std::size_t(leave)] = entering;
+      m_position[std::size_t(entering)] = leave;
+      m_factor.update(leave, w);
+      ++iterations;
+
+      // Anti-cycling: after a run of degenerate pivots switch to Bland's rule, which cannot
+      // cycle; return to the faster rule after the next pivot that makes progress.
+      if (theta * std::abs(best) <= 1e-14) {
+        if (++degenerate_run >= kDegenerateRunBeforeBland) bland = true;
+      } else {
+        degenerate_run = 0;
+        bland = false;
+      }
+      (void)nv;
+    }
+  }
+
+  // After phase 1 some artificials may remain basic at zero: pivot each out on the largest
+  // entry of its row of B^{-1} A (a degenerate pivot). Rows where no such entry exists are
+  // redundant; their artificial stays basic at zero and blocks any move (see iterate()).
+  bool drive_out_artificials() {
+    const Index m = num_rows();
+    const Index nv = num_variables();
+    Eigen::VectorXd rho(m), col, w;
+    for (Index r = 0; r < m; ++r) {
+      if (!is_artificial(m_basis[std::size_t(r)])) continue;
+      rho.setZero();
+      rho[r] = 1;
+      m_factor.btran(rho);
+      Index best_v = -1;
+      double best_abs = 1e-7;
+      for (Index v = m; v < nv; ++v) {
+        if (m_position[std::size_t(v)] >= 0) continue;
+        double alpha;
+        if (is_slack(v)) {
+          const std::size_t s = std::size_t(v - m);
+          alpha = m_slack_sign[s] * rho[m_slack_row[s]];
+        } else {
+          alpha = m_lp.A.col(v - structural_offset()).dot(rho);
+        }
+        if (std::abs(alpha) > best_abs) {
+          best_abs = std::abs(alpha);
+          best_v = v;
+        }
+      }
+      if (best_v < 0) continue;
+      load_column(best_v, w);
+      m_factor.ftran(w);
+      const double theta = m_xb[r] / w[r];
+      m_xb.noalias() -= theta * w;
+      m_xb[r] = theta;
+      m_position[std::size_t(m_basis[std::size_t(r)])] = -1;
+      m_basis[std::size_t(r)] = best_v;
+      m_position[std::size_t(best_v)] = r;
+      m_factor.update(r, w);
+      if (m_factor.num_updates() >= m_options.refactorization_interval && !refactor_and_recompute()) return false;
+    }
+    return refactor_and_recompute();
+  }
+
+  SimplexResult finish(SolveStatus status, SimplexResult& result) {
+    const Index m = num_rows(), n = num_columns(), off = structural_offset();
+    if (status == SolveStatus::Optimal && !refactor_and_recompute()) status = SolveStatus::NumericalIssue;
+    result.status = status;
+    result.x = Eigen::VectorXd::Zero(n);
+    result.duals = Eigen::VectorXd::Zero(m);
+    if (Index(m_basis.size()) == m && m_xb.size() == m) {
+      for (Index i = 0; i < m; ++i) {
+        const Index v = m_basis[std::size_t(i)];
+        if (v >= off) result.x[v - off] = std::max(m_xb[i], 0.0);
+      }
+      Eigen::VectorXd y(m);
+      for (Index i = 0; i < m; ++i) y[i] = cost(m_basis[std::size_t(i)], 2);
+      m_factor.btran(y);
+      result.duals = y;
+    }
+    result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
+    result.objective = m_lp.c.dot(result.x);
+    return result;
+  }
+
+  static constexpr double kSingularTolerance = 1e-13;
+  static constexpr Index kDegenerateRunBeforeBland = 50;
+
+  LinearProgram m_lp;
+  SimplexOptions m_options;
+  std::vector<Index> m_slack_row;
+  std::vector<double> m_slack_sign;
+  Eigen::VectorXd m_art_sign;
+  Eigen::VectorXd m_column_norms;
+  double m_b_scale = 1;
+  std::vector<Index> m_basis;     // variable at each basis position
+  std::vector<Index> m_position;  // basis position of each variable, -1 if nonbasic
+  Eigen::VectorXd m_xb;           // values of the basic variables
+  detail::BasisFactorization m_factor;
+  bool m_warm = false;
+};
+
+}  // namespace labeldp::optim
+
+// Column generation belongs with the solver's public API: including either header gives both.
+#include "labeldp/optim/column_generation.hpp"

@@ -1,0 +1,135 @@
+/// \file
+/// GLPK as an independent oracle for the tests and benchmarks (never used by include/).
+/// solve_with_glpk() solves the same LinearProgram as labeldp::optim::RevisedSimplex with
+/// GLPK's primal simplex and maps its outcome onto labeldp::optim::SolveStatus.
+#pragma once
+
+#include <glpk.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include "labeldp/optim/simplex.hpp"
+
+namespace labeldp::test {
+
+/// GLPK's answer.
+struct GlpkResult {
+  labeldp::optim::SolveStatus status = labeldp::optim::SolveStatus::NumericalIssue;
+  double objective = std::numeric_limits<double>::quiet_NaN();  ///< c'x (valid when Optimal)
+  Eigen::VectorXd x;      ///< primal values (n)
+  Eigen::VectorXd duals;  ///< row duals (m), GLPK's sign convention = reduced costs c - A'y
+  int glpk_return = 0;    ///< return code of glp_simplex / glp_exact (0 = solver finished)
+};
+
+/// The LP in sparse form (for instances too large for a dense A, e.g. the explicit
+/// optimal-mechanism LP with its k(k-1)|O| pairwise privacy rows).
+struct SparseLinearProgram {
+  Eigen::SparseMatrix<double, Eigen::ColMajor> A;  ///< m x n
+  Eigen::VectorXd b;                               ///< m
+  std::vector<labeldp::optim::RowType> row_types;  ///< m
+  Eigen::VectorXd c;                               ///< n
+};
+
+/// How GLPK should solve.
+struct GlpkOptions {
+  bool exact = false;     ///< glp_exact (rational arithmetic) after the floating simplex
+  bool presolve = false;  ///< GLPK's LP presolver (statuses are less specific with it)
+  double time_limit_seconds = 0;  ///< 0: no limit
+};
+
+namespace detail {
+
+inline void glpk_set_rows(glp_prob* P, const Eigen::VectorXd& b, const std::vector<labeldp::optim::RowType>& types) {
+  const int m = int(b.size());
+  if (m > 0) glp_add_rows(P, m);
+  for (int i = 0; i < m; ++i) {
+    switch (types[std::size_t(i)]) {
+      case labeldp::optim::RowType::Equal: glp_set_row_bnds(P, i + 1, GLP_FX, b[i], b[i]); break;
+      case labeldp::optim::RowType::LessEqual: glp_set_row_bnds(P, i + 1, GLP_UP, 0.0, b[i]); break;
+      case labeldp::optim::RowType::GreaterEqual: glp_set_row_bnds(P, i + 1, GLP_LO, b[i], 0.0); break;
+    }
+  }
+}
+
+inline GlpkResult glpk_run(glp_prob* P, int m, int n, const GlpkOptions& options) {
+  GlpkResult r;
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = options.presolve ? GLP_ON : GLP_OFF;
+  if (options.time_limit_seconds > 0) parm.tm_lim = int(options.time_limit_seconds * 1000);
+  r.glpk_return = glp_simplex(P, &parm);
+  if (options.exact && r.glpk_return == 0) r.glpk_return = glp_exact(P, &parm);
+  const int st = glp_get_status(P);
+  using labeldp::optim::SolveStatus;
+  if (r.glpk_return == GLP_ETMLIM || r.glpk_return == GLP_EITLIM) {
+    r.status = SolveStatus::IterationLimit;
+  } else if (st == GLP_OPT) {
+    r.status = SolveStatus::Optimal;
+  } else if (st == GLP_NOFEAS || (options.presolve && r.glpk_return == GLP_ENOPFS)) {
+    r.status = SolveStatus::Infeasible;
+  } else if (st == GLP_UNBND || (options.presolve && r.glpk_return == GLP_ENODFS)) {
+    r.status = SolveStatus::Unbounded;
+  } else {
+    r.status = SolveStatus::NumericalIssue;
+  }
+  r.x.resize(n);
+  for (int j = 0; j < n; ++j) r.x[j] = glp_get_col_prim(P, j + 1);
+  r.duals.resize(m);
+  for (int i = 0; i < m; ++i) r.duals[i] = glp_get_row_dual(P, i + 1);
+  r.objective = glp_get_obj_val(P);
+  return r;
+}
+
+}  // namespace detail
+
+/// Solves the sparse LP with GLPK's simplex (no presolve, messages off).
+inline GlpkResult solve_with_glpk(const SparseLinearProgram& lp, const GlpkOptions& options = {}) {
+  glp_term_out(GLP_OFF);
+  glp_prob* P = glp_create_prob();
+  glp_set_obj_dir(P, GLP_MIN);
+  const int m = int(lp.A.rows()), n = int(lp.A.cols());
+  detail::glpk_set_rows(P, lp.b, lp.row_types);
+  if (n > 0) glp_add_cols(P, n);
+  for (int j = 0; j < n; ++j) {
+    glp_set_col_bnds(P, j + 1, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(P, j + 1, lp.c[j]);
+  }
+  std::vector<int> ia(1), ja(1);
+  std::vector<double> ar(1);
+  ia.reserve(std::size_t(lp.A.nonZeros()) + 1);
+  ja.reserve(std::size_t(lp.A.nonZeros()) + 1);
+  ar.reserve(std::size_t(lp.A.nonZeros()) + 1);
+  for (int j = 0; j < n; ++j)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(lp.A, j); it; ++it)
+      if (it.value() != 0) {
+        ia.push_back(int(it.row()) + 1);
+        ja.push_back(j + 1);
+        ar.push_back(it.value());
+      }
+  glp_load_matrix(P, int(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  GlpkResult r = detail::glpk_run(P, m, n, options);
+  glp_delete_prob(P);
+  return r;
+}
+
+/// Solves the dense LP with GLPK's simplex (no presolve, messages off).
+inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp, const GlpkOptions& options) {
+  SparseLinearProgram s;
+  s.A = lp.A.sparseView(0.0, 0.0);
+  s.b = lp.b;
+  s.row_types = lp.row_types;
+  s.c = lp.c;
+  return solve_with_glpk(s, options);
+}
+
+/// Solves the dense LP with GLPK's simplex (no presolve, messages off).
+inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp) { return solve_with_glpk(lp, GlpkOptions{}); }
+
+}  // namespace labeldp::test
