@@ -53,14 +53,14 @@ template <std::uniform_random_bit_generator G>
 bool bernoulli(double p, G& gen) {
   if (!(p >= 0 && p <= 1)) detail::fail_parameter("p", "must be a probability in [0, 1]", p);
   if (p == 1) return true;
+  constexpr double two64 = 18446744073709551616.0;  // 2^64: scaling by it is exact
   while (p > 0) {
-    const double scaled = std::ldexp(p, 64);  // < 2^64, exact
-    const double whole = std::floor(scaled);
-    const std::uint64_t q = static_cast<std::uint64_t>(whole);
+    const double scaled = p * two64;                   // < 2^64
+    const std::uint64_t q = static_cast<std::uint64_t>(scaled);  // floor (scaled >= 0)
     const std::uint64_t u = random_u64(gen);
     if (u < q) return true;
     if (u > q) return false;
-    p = scaled - whole;  // exact fractional part: the next 64 bits of the expansion
+    p = scaled - static_cast<double>(q);  // exact fractional part: the next 64 bits of the expansion
   }
   return false;
 }
