@@ -357,9 +357,10 @@ class AtomicFileWriter {
     if (fs::is_directory(target, ec)) throw std::invalid_argument(m_path + ": cannot write file: it is a directory");
     std::random_device rd;
     for (int attempt = 0; attempt < 16 && !m_file; ++attempt) {
-      const fs::path tmp = target.parent_path() /
-                           ("." + target.filename().string() + ".tmp-" + std::to_string(rd()) + std::to_string(rd()));
-      m_tmp = tmp.string();
+      // Built with append(): GCC 12 misreports operator+ chains here (-Wrestrict, PR 105329).
+      std::string name(".");
+      name.append(target.filename().string()).append(".tmp-").append(std::to_string(rd())).append(std::to_string(rd()));
+      m_tmp = (target.parent_path() / name).string();
       // "x": fail rather than reuse an existing file (C11 exclusive mode).
       m_file = std::fopen(m_tmp.c_str(), "wbx");
       if (!m_file && errno != EEXIST) break;
