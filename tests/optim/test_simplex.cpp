@@ -1,20 +1,558 @@
+// Tests of labeldp::optim::RevisedSimplex against GLPK (an independent solver) and against
+// the optimality conditions of linear programming, on random, degenerate, cycling and
+// Klee-Minty problems.
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
 
 #include "labeldp/optim/simplex.hpp"
 #include "oracles/glpk_oracle.hpp"
 
-using namespace labeldp::optim;
+using labeldp::optim::Index;
+using labeldp::optim::LinearProgram;
+using labeldp::optim::RevisedSimplex;
+using labeldp::optim::RowType;
+using labeldp::optim::SimplexOptions;
+using labeldp::optim::SimplexResult;
+using labeldp::optim::SolveStatus;
 
-TEST_CASE("simplex: compiles against GLPK oracle", "[simplex]") {
+namespace {
+
+bool close_relative(double a, double b, double rel) {
+  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+// Checks the optimality conditions of an Optimal result: primal feasibility, dual feasibility
+// (reduced costs >= 0, row duals of the right sign), complementary slackness, strong duality,
+// and that the reported reduced costs are c - A'y.
+void check_optimality_conditions(const LinearProgram& lp, const SimplexResult& r, double tol) {
+  const Index m = lp.A.rows(), n = lp.A.cols();
+  REQUIRE(r.x.size() == n);
+  REQUIRE(r.duals.size() == m);
+  REQUIRE(r.reduced_costs.size() == n);
+  const double scale = std::max({1.0, lp.A.size() ? lp.A.cwiseAbs().maxCoeff() : 0.0,
+                                 lp.b.size() ? lp.b.cwiseAbs().maxCoeff() : 0.0, lp.c.size() ? lp.c.cwiseAbs().maxCoeff() : 0.0});
+  const double xscale = std::max(1.0, n ? r.x.cwiseAbs().maxCoeff() : 0.0);
+  const double yscale = std::max(1.0, m ? r.duals.cwiseAbs().maxCoeff() : 0.0);
+  const double ptol = tol * scale * xscale;
+  const double dtol = tol * scale * yscale;
+  const Eigen::VectorXd Ax = lp.A * r.x;
+  for (Index j = 0; j < n; ++j) {
+    INFO("column " << j);
+    REQUIRE(r.x[j] >= 0);
+    REQUIRE(r.reduced_costs[j] >= -dtol);
+    REQUIRE(std::abs(r.x[j] * r.reduced_costs[j]) <= dtol * xscale);
+  }
+  const Eigen::VectorXd d = lp.c - lp.A.transpose() * r.duals;
+  REQUIRE((d - r.reduced_costs).cwiseAbs().maxCoeff() <= dtol);
+  for (Index i = 0; i < m; ++i) {
+    INFO("row " << i);
+    const double slack = Ax[i] - lp.b[i];
+    switch (lp.row_types[std::size_t(i)]) {
+      case RowType::Equal: REQUIRE(std::abs(slack) <= ptol); break;
+      case RowType::LessEqual:
+        REQUIRE(slack <= ptol);
+        REQUIRE(r.duals[i] <= dtol);
+        break;
+      case RowType::GreaterEqual:
+        REQUIRE(slack >= -ptol);
+        REQUIRE(r.duals[i] >= -dtol);
+        break;
+    }
+    REQUIRE(std::abs(r.duals[i] * slack) <= dtol * xscale * scale);
+  }
+  REQUIRE(close_relative(r.objective, lp.c.dot(r.x), 1e-12));
+  // Strong duality: b'y = c'x.
+  REQUIRE(close_relative(lp.b.dot(r.duals), r.objective, 1e-8 * scale));
+}
+
+LinearProgram make_lp(Eigen::MatrixXd A, Eigen::VectorXd b, std::vector<RowType> types, Eigen::VectorXd c) {
   LinearProgram lp;
-  lp.A = Eigen::MatrixXd{{1, 1}};
-  lp.b = Eigen::VectorXd::Ones(1);
-  lp.row_types = {RowType::GreaterEqual};
-  lp.c = Eigen::Vector2d(1, 2);
-  RevisedSimplex s(lp);
-  auto r = s.solve();
-  auto g = labeldp::test::solve_with_glpk(lp);
-  REQUIRE(r.status == SolveStatus::Optimal);
-  REQUIRE(g.status == SolveStatus::Optimal);
-  REQUIRE(r.objective == Approx(g.objective));
+  lp.A = std::move(A);
+  lp.b = std::move(b);
+  lp.row_types = std::move(types);
+  lp.c = std::move(c);
+  return lp;
+}
+
+// Random LP families of varied shape and sign pattern.
+LinearProgram random_lp(std::mt19937_64& rng, int family) {
+  std::uniform_int_distribution<int> dim_m(1, 25), dim_n(1, 35);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.0, 1.0);
+  std::uniform_int_distribution<int> small_int(-3, 3), coin(0, 3);
+  const Index m = dim_m(rng), n = dim_n(rng);
+  LinearProgram lp;
+  lp.A.resize(m, n);
+  lp.b.resize(m);
+  lp.c.resize(n);
+  lp.row_types.resize(std::size_t(m));
+  auto random_type = [&]() {
+    const int t = coin(rng) % 3;
+    return t == 0 ? RowType::Equal : t == 1 ? RowType::LessEqual : RowType::GreaterEqual;
+  };
+  switch (family) {
+    case 0: {  // packing: A >= 0 (sparse-ish), <= rows, b > 0, any costs -> bounded unless a column is all zero
+      for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j) lp.A(i, j) = coin(rng) == 0 ? 0.0 : pos(rng);
+      for (Index i = 0; i < m; ++i) {
+        lp.b[i] = 0.1 + pos(rng);
+        lp.row_types[std::size_t(i)] = RowType::LessEqual;
+      }
+      for (Index j = 0; j < n; ++j) lp.c[j] = u(rng);
+      break;
+    }
+    case 1: {  // everything random: any status
+      for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j) lp.A(i, j) = u(rng);
+      for (Index i = 0; i < m; ++i) {
+        lp.b[i] = u(rng);
+        lp.row_types[std::size_t(i)] = random_type();
+      }
+      for (Index j = 0; j < n; ++j) lp.c[j] = u(rng);
+      break;
+    }
+    case 2: {  // feasible by construction (b = A x0, x0 >= 0 with zeros: degenerate), mixed rows
+      Eigen::VectorXd x0(n);
+      for (Index j = 0; j < n; ++j) x0[j] = coin(rng) < 2 ? 0.0 : pos(rng);
+      for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j) lp.A(i, j) = u(rng);
+      lp.b = lp.A * x0;
+      for (Index i = 0; i < m; ++i) lp.row_types[std::size_t(i)] = random_type();
+      for (Index j = 0; j < n; ++j) lp.c[j] = coin(rng) == 0 ? u(rng) : pos(rng);
+      break;
+    }
+    case 3: {  // small integers, many zero right-hand sides: heavily degenerate
+      for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j) lp.A(i, j) = small_int(rng);
+      for (Index i = 0; i < m; ++i) {
+        lp.b[i] = coin(rng) == 0 ? small_int(rng) : 0;
+        lp.row_types[std::size_t(i)] = random_type();
+      }
+      for (Index j = 0; j < n; ++j) lp.c[j] = small_int(rng);
+      break;
+    }
+    default: {  // covering: A >= 0, >= rows, positive costs -> feasible and bounded (or infeasible on a zero row)
+      for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j) lp.A(i, j) = coin(rng) == 0 ? 0.0 : 10 * pos(rng);
+      for (Index i = 0; i < m; ++i) {
+        lp.b[i] = 1 + 5 * pos(rng);
+        lp.row_types[std::size_t(i)] = coin(rng) == 0 ? RowType::Equal : RowType::GreaterEqual;
+      }
+      for (Index j = 0; j < n; ++j) lp.c[j] = 0.5 + pos(rng);
+      break;
+    }
+  }
+  return lp;
+}
+
+LinearProgram klee_minty(int n) {
+  // min -sum 2^(n-1-j) x_j s.t. sum_{j<i} 2^(i-j+1) x_j + x_i <= 5^(i+1): Dantzig's rule visits
+  // all 2^n vertices; optimum -5^n at x = (0, ..., 0, 5^n).
+  LinearProgram lp;
+  lp.A = Eigen::MatrixXd::Zero(n, n);
+  lp.b.resize(n);
+  lp.c.resize(n);
+  lp.row_types.assign(std::size_t(n), RowType::LessEqual);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < i; ++j) lp.A(i, j) = std::ldexp(1.0, i - j + 1);
+    lp.A(i, i) = 1;
+    lp.b[i] = std::pow(5.0, i + 1);
+    lp.c[i] = -std::ldexp(1.0, n - 1 - i);
+  }
+  return lp;
+}
+
+}  // namespace
+
+TEST_CASE("simplex: agrees with GLPK on 1,500 random LPs of varied shape and sign pattern", "[simplex][glpk]") {
+  std::mt19937_64 rng(20260422);
+  std::map<SolveStatus, int> counts;
+  int solved = 0;
+  for (int t = 0; t < 1500; ++t) {
+    const int family = t % 5;
+    const LinearProgram lp = random_lp(rng, family);
+    INFO("LP #" << t << " (family " << family << ", " << lp.A.rows() << " x " << lp.A.cols() << ")");
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    REQUIRE(g.status != SolveStatus::NumericalIssue);
+    INFO("ours: " << to_string(r.status) << " " << r.objective << ", GLPK: " << to_string(g.status) << " " << g.objective);
+    REQUIRE(r.status == g.status);
+    ++counts[r.status];
+    if (r.status == SolveStatus::Optimal) {
+      REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+      check_optimality_conditions(lp, r, 1e-9);
+      ++solved;
+    }
+  }
+  INFO("optimal " << counts[SolveStatus::Optimal] << ", infeasible " << counts[SolveStatus::Infeasible]
+                  << ", unbounded " << counts[SolveStatus::Unbounded]);
+  // The families must actually exercise every outcome.
+  REQUIRE(counts[SolveStatus::Optimal] >= 500);
+  REQUIRE(counts[SolveStatus::Infeasible] >= 100);
+  REQUIRE(counts[SolveStatus::Unbounded] >= 100);
+}
+
+TEST_CASE("simplex: larger random LPs (refactorization, many eta updates) agree with GLPK", "[simplex][glpk]") {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> pos(0.0, 1.0), u(-1.0, 1.0);
+  for (const auto& [m, n] : std::vector<std::pair<Index, Index>>{{60, 200}, {150, 120}, {200, 600}}) {
+    for (int variant = 0; variant < 2; ++variant) {
+      LinearProgram lp;
+      lp.A.resize(m, n);
+      for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j) lp.A(i, j) = variant == 0 ? pos(rng) : u(rng);
+      Eigen::VectorXd x0 = Eigen::VectorXd::NullaryExpr(n, [&]() { return pos(rng) < 0.5 ? 0.0 : pos(rng); });
+      lp.b = lp.A * x0;
+      lp.row_types.resize(std::size_t(m));
+      for (Index i = 0; i < m; ++i) lp.row_types[std::size_t(i)] = i % 3 == 0 ? RowType::Equal : i % 3 == 1 ? RowType::LessEqual : RowType::GreaterEqual;
+      lp.c = Eigen::VectorXd::NullaryExpr(n, [&]() { return pos(rng); });
+      INFO(m << " x " << n << " variant " << variant);
+      SimplexOptions opt;
+      opt.refactorization_interval = 20;
+      RevisedSimplex simplex(lp, opt);
+      const SimplexResult r = simplex.solve();
+      const auto g = labeldp::test::solve_with_glpk(lp);
+      REQUIRE(r.status == g.status);
+      REQUIRE(r.status == SolveStatus::Optimal);
+      REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+      check_optimality_conditions(lp, r, 1e-9);
+    }
+  }
+}
+
+TEST_CASE("simplex: classic cycling examples terminate at the optimum", "[simplex][degenerate]") {
+  SECTION("Beale (1955): cycles under Dantzig's rule with lowest-index ties") {
+    // min -3/4 x4 + 20 x5 - 1/2 x6 + 6 x7 (x1..x3 are the slacks); optimum -5/4 at x4 = x6 = 1.
+    const LinearProgram lp = make_lp(Eigen::MatrixXd{{0.25, -8, -1, 9}, {0.5, -12, -0.5, 3}, {0, 0, 1, 0}},
+                                     Eigen::Vector3d(0, 0, 1), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
+                                     Eigen::Vector4d(-0.75, 20, -0.5, 6));
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.objective == Approx(-1.25).epsilon(1e-12));
+    REQUIRE(r.iterations < 50);
+    check_optimality_conditions(lp, r, 1e-9);
+    REQUIRE(labeldp::test::solve_with_glpk(lp).objective == Approx(r.objective).epsilon(1e-12));
+  }
+  SECTION("Chvatal (Linear Programming, 1983, ch. 3): cycles under the largest-coefficient rule") {
+    // max 10x1 - 57x2 - 9x3 - 24x4, optimum 1 at x1 = 1, x3 = 1.
+    const LinearProgram lp = make_lp(Eigen::MatrixXd{{0.5, -5.5, -2.5, 9}, {0.5, -1.5, -0.5, 1}, {1, 0, 0, 0}},
+                                     Eigen::Vector3d(0, 0, 1), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
+                                     -Eigen::Vector4d(10, -57, -9, -24));
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.objective == Approx(-1).epsilon(1e-12));
+    REQUIRE(r.iterations < 50);
+    check_optimality_conditions(lp, r, 1e-9);
+  }
+  SECTION("Kuhn's example (in Balinski-Tucker 1969): cycles under Dantzig's rule") {
+    const LinearProgram lp = make_lp(Eigen::MatrixXd{{-2, -9, 1, 9}, {1.0 / 3, 1, -1.0 / 3, -2}, {2, 3, -1, -12}},
+                                     Eigen::Vector3d(0, 0, 2), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
+                                     Eigen::Vector4d(-2, -3, 1, 12));
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    REQUIRE(r.status == g.status);
+    REQUIRE(r.iterations < 50);
+    if (r.status == SolveStatus::Optimal) {
+      REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+      check_optimality_conditions(lp, r, 1e-9);
+    }
+  }
+  SECTION("Hall-McKinnon (2004) 2 x 4 cycling example, bounded by x1 + x2 <= 1") {
+    // max 2.3x1 + 2.15x2 - 13.55x3 - 0.4x4 on the degenerate cone at the origin; the bound
+    // row makes the optimum finite so both solvers must report the same value.
+    const LinearProgram lp = make_lp(Eigen::MatrixXd{{0.4, 0.2, -1.4, -0.2}, {-7.8, -1.4, 7.8, 0.4}, {1, 1, 0, 0}},
+                                     Eigen::Vector3d(0, 0, 1), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
+                                     -Eigen::Vector4d(2.3, 2.15, -13.55, -0.4));
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    REQUIRE(r.status == g.status);
+    REQUIRE(r.iterations < 50);
+    if (r.status == SolveStatus::Optimal) {
+      REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+      check_optimality_conditions(lp, r, 1e-9);
+    }
+  }
+}
+
+TEST_CASE("simplex: highly degenerate assignment LPs agree with GLPK", "[simplex][degenerate]") {
+  // Assignment polytopes are maximally degenerate (n-1 of the 2n-1 basic variables are zero).
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> cost(0, 3);  // many ties on purpose
+  for (int n : {3, 5, 8, 12}) {
+    LinearProgram lp;
+    lp.A = Eigen::MatrixXd::Zero(2 * n, n * n);
+    lp.b = Eigen::VectorXd::Ones(2 * n);
+    lp.row_types.assign(std::size_t(2 * n), RowType::Equal);
+    lp.c.resize(n * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        lp.A(i, i * n + j) = 1;
+        lp.A(n + j, i * n + j) = 1;
+        lp.c[i * n + j] = cost(rng);
+      }
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    INFO("n = " << n);
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+    check_optimality_conditions(lp, r, 1e-9);
+  }
+}
+
+TEST_CASE("simplex: Klee-Minty cubes", "[simplex][klee_minty]") {
+  for (int n : {3, 6, 10, 14}) {
+    const LinearProgram lp = klee_minty(n);
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    INFO("n = " << n << ", iterations " << r.iterations);  // scaled pricing avoids the 2^n path
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.objective == Approx(-std::pow(5.0, n)).epsilon(1e-12));
+    REQUIRE(r.x[n - 1] == Approx(std::pow(5.0, n)).epsilon(1e-12));
+    check_optimality_conditions(lp, r, 1e-9);
+    REQUIRE(close_relative(labeldp::test::solve_with_glpk(lp).objective, r.objective, 1e-9));
+  }
+}
+
+TEST_CASE("simplex: iteration limit is reported as a status", "[simplex]") {
+  std::mt19937_64 rng(5);
+  LinearProgram lp;
+  do lp = random_lp(rng, 0);  // packing LPs with negative costs need several pivots
+  while (lp.A.cols() < 20 || lp.A.rows() < 10);
+  RevisedSimplex unlimited(lp);
+  const SimplexResult full = unlimited.solve();
+  REQUIRE(full.status == SolveStatus::Optimal);
+  REQUIRE(full.iterations > 2);
+  SimplexOptions opt;
+  opt.max_iterations = 2;
+  RevisedSimplex simplex(lp, opt);
+  const SimplexResult r = simplex.solve();
+  REQUIRE(r.status == SolveStatus::IterationLimit);
+  REQUIRE(r.iterations == 2);
+}
+
+TEST_CASE("simplex: the basis factorization detects a singular basis", "[simplex]") {
+  // RevisedSimplex maps a failed refactorization to SolveStatus::NumericalIssue; the detection
+  // itself is the factorization's pivot-ratio check.
+  labeldp::optim::detail::BasisFactorization f;
+  REQUIRE(f.refactor(Eigen::Matrix2d{{1, 2}, {3, 4}}, 1e-13));
+  REQUIRE_FALSE(f.refactor(Eigen::Matrix2d{{1, 2}, {2, 4}}, 1e-13));
+  REQUIRE_FALSE(f.refactor(Eigen::Matrix2d{{1, 1}, {1, 1 + 1e-15}}, 1e-13));
+  // FTRAN / BTRAN through eta updates equal dense solves with the updated basis.
+  Eigen::Matrix3d B{{2, 1, 0}, {1, 3, 1}, {0, 1, 4}};
+  REQUIRE(f.refactor(B, 1e-13));
+  const Eigen::Vector3d a(1, -2, 5);
+  Eigen::VectorXd w = a;
+  f.ftran(w);
+  f.update(1, w);
+  B.col(1) = a;
+  Eigen::VectorXd v = Eigen::Vector3d(0.5, 1, -1);
+  Eigen::VectorXd x = v;
+  f.ftran(x);
+  REQUIRE((B * x - v).norm() < 1e-12);
+  Eigen::VectorXd y = v;
+  f.btran(y);
+  REQUIRE((B.transpose() * y - v).norm() < 1e-12);
+}
+
+TEST_CASE("simplex: status names", "[simplex]") {
+  REQUIRE(to_string(SolveStatus::Optimal) == "optimal");
+  REQUIRE(to_string(SolveStatus::Infeasible) == "infeasible");
+  REQUIRE(to_string(SolveStatus::Unbounded) == "unbounded");
+  REQUIRE(to_string(SolveStatus::IterationLimit) == "iteration-limit");
+  REQUIRE(to_string(SolveStatus::NumericalIssue) == "numerical-issue");
+}
+
+TEST_CASE("simplex: edge shapes", "[simplex]") {
+  SECTION("no rows, non-negative costs: optimal at 0") {
+    RevisedSimplex s(make_lp(Eigen::MatrixXd(0, 2), Eigen::VectorXd(0), {}, Eigen::Vector2d(1, 0)));
+    const auto r = s.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.objective == 0);
+  }
+  SECTION("no rows, a negative cost: unbounded") {
+    RevisedSimplex s(make_lp(Eigen::MatrixXd(0, 2), Eigen::VectorXd(0), {}, Eigen::Vector2d(1, -1)));
+    REQUIRE(s.solve().status == SolveStatus::Unbounded);
+  }
+  SECTION("no columns: feasible iff the rows hold at x = 0") {
+    RevisedSimplex ok(make_lp(Eigen::MatrixXd(2, 0), Eigen::Vector2d(0, 1), {RowType::Equal, RowType::LessEqual},
+                              Eigen::VectorXd(0)));
+    REQUIRE(ok.solve().status == SolveStatus::Optimal);
+    RevisedSimplex bad(make_lp(Eigen::MatrixXd(1, 0), Eigen::VectorXd::Ones(1), {RowType::Equal}, Eigen::VectorXd(0)));
+    REQUIRE(bad.solve().status == SolveStatus::Infeasible);
+  }
+  SECTION("redundant equality rows") {
+    const LinearProgram lp = make_lp(Eigen::MatrixXd{{1, 1, 0}, {2, 2, 0}, {0, 1, 1}}, Eigen::Vector3d(1, 2, 1),
+                                     {RowType::Equal, RowType::Equal, RowType::Equal}, Eigen::Vector3d(1, 2, 3));
+    RevisedSimplex s(lp);
+    const auto r = s.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(close_relative(r.objective, labeldp::test::solve_with_glpk(lp).objective, 1e-9));
+    check_optimality_conditions(lp, r, 1e-9);
+  }
+}
+
+TEST_CASE("simplex: add_columns keeps the basis and re-solves warm", "[simplex]") {
+  std::mt19937_64 rng(3);
+  const LinearProgram full = random_lp(rng, 4);
+  const Index half = std::max<Index>(1, full.A.cols() / 2);
+  // Start with the first half of the columns plus an expensive identity (always feasible).
+  const Index m = full.A.rows();
+  LinearProgram start = full;
+  start.A.resize(m, half + m);
+  start.A << full.A.leftCols(half), Eigen::MatrixXd::Identity(m, m);
+  start.c.resize(half + m);
+  start.c << full.c.head(half), Eigen::VectorXd::Constant(m, 1e3);
+  start.row_types.assign(std::size_t(m), RowType::GreaterEqual);
+  LinearProgram combined = start;
+  combined.A.conservativeResize(m, half + m + full.A.cols() - half);
+  combined.A.rightCols(full.A.cols() - half) = full.A.rightCols(full.A.cols() - half);
+  combined.c.conservativeResize(combined.A.cols());
+  combined.c.tail(full.A.cols() - half) = full.c.tail(full.A.cols() - half);
+
+  RevisedSimplex s(start);
+  const auto first = s.solve();
+  REQUIRE(first.status == SolveStatus::Optimal);
+  REQUIRE_FALSE(first.warm_started);
+  s.add_columns(full.A.rightCols(full.A.cols() - half), full.c.tail(full.A.cols() - half));
+  REQUIRE(s.num_columns() == combined.A.cols());
+  const auto second = s.solve();
+  REQUIRE(second.status == SolveStatus::Optimal);
+  REQUIRE(second.warm_started);
+  RevisedSimplex cold(combined);
+  const auto reference = cold.solve();
+  REQUIRE(close_relative(second.objective, reference.objective, 1e-9));
+  check_optimality_conditions(combined, second, 1e-9);
+}
+
+// --- rejected problems: one test per rejected value ---------------------------------------
+
+namespace {
+LinearProgram good_lp() {
+  return make_lp(Eigen::MatrixXd{{1, 2}, {3, 4}}, Eigen::Vector2d(1, 2), {RowType::LessEqual, RowType::Equal},
+                 Eigen::Vector2d(1, 1));
+}
+}  // namespace
+
+TEST_CASE("simplex rejects: b of the wrong size", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.b = Eigen::Vector3d(1, 2, 3);
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'b' has 3 entries, must equal the 2 rows of 'A'"));
+}
+
+TEST_CASE("simplex rejects: row_types of the wrong size", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.row_types.push_back(RowType::Equal);
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'row_types' has 3 entries, must equal the 2 rows of 'A'"));
+}
+
+TEST_CASE("simplex rejects: c of the wrong size", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.c = Eigen::VectorXd::Ones(1);
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'c' has 1 entries, must equal the 2 columns of 'A'"));
+}
+
+TEST_CASE("simplex rejects: NaN in A", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.A(1, 0) = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'A' entry (1, 0) must be finite, got nan"));
+}
+
+TEST_CASE("simplex rejects: infinity in A", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.A(0, 1) = -std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'A' entry (0, 1) must be finite, got -inf"));
+}
+
+TEST_CASE("simplex rejects: NaN in b", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.b[1] = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'b' entry 1 must be finite, got nan"));
+}
+
+TEST_CASE("simplex rejects: infinity in b", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.b[0] = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'b' entry 0 must be finite, got inf"));
+}
+
+TEST_CASE("simplex rejects: NaN in c", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.c[0] = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'c' entry 0 must be finite, got nan"));
+}
+
+TEST_CASE("simplex rejects: infinity in c", "[simplex][validation]") {
+  LinearProgram lp = good_lp();
+  lp.c[1] = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_AS(RevisedSimplex(lp), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(lp), Catch::Contains("'c' entry 1 must be finite, got inf"));
+}
+
+TEST_CASE("simplex rejects: non-positive tolerance", "[simplex][validation]") {
+  SimplexOptions opt;
+  opt.pivot_tolerance = 0;
+  REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt), Catch::Contains("'pivot_tolerance' must be finite and positive, got 0"));
+}
+
+TEST_CASE("simplex rejects: NaN tolerance", "[simplex][validation]") {
+  SimplexOptions opt;
+  opt.primal_feasibility_tolerance = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
+                      Catch::Contains("'primal_feasibility_tolerance' must be finite and positive, got nan"));
+}
+
+TEST_CASE("simplex rejects: negative iteration limit", "[simplex][validation]") {
+  SimplexOptions opt;
+  opt.max_iterations = -1;
+  REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt), Catch::Contains("'max_iterations' must be >= 0, got -1"));
+}
+
+TEST_CASE("simplex rejects: zero refactorization interval", "[simplex][validation]") {
+  SimplexOptions opt;
+  opt.refactorization_interval = 0;
+  REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt), Catch::Contains("'refactorization_interval' must be >= 1, got 0"));
+}
+
+TEST_CASE("simplex rejects: added columns with the wrong number of rows", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  REQUIRE_THROWS_AS(s.add_columns(Eigen::MatrixXd::Ones(3, 1), Eigen::VectorXd::Ones(1)), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.add_columns(Eigen::MatrixXd::Ones(3, 1), Eigen::VectorXd::Ones(1)),
+                      Catch::Contains("'A_new' has 3 rows, must equal the problem's 2 rows"));
+}
+
+TEST_CASE("simplex rejects: added costs of the wrong size", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  REQUIRE_THROWS_AS(s.add_columns(Eigen::MatrixXd::Ones(2, 2), Eigen::VectorXd::Ones(1)), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.add_columns(Eigen::MatrixXd::Ones(2, 2), Eigen::VectorXd::Ones(1)),
+                      Catch::Contains("'c_new' has 1 entries, must equal the 2 columns of 'A_new'"));
+}
+
+TEST_CASE("simplex rejects: NaN in added columns", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  Eigen::MatrixXd A = Eigen::MatrixXd::Ones(2, 1);
+  A(1, 0) = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(s.add_columns(A, Eigen::VectorXd::Ones(1)), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.add_columns(A, Eigen::VectorXd::Ones(1)), Catch::Contains("'A_new' entry (1, 0) must be finite, got nan"));
 }

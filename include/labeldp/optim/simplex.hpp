@@ -100,6 +100,7 @@ struct SimplexResult {
   Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n)
   double objective = std::numeric_limits<double>::quiet_NaN();  ///< \f$c^T x\f$
   Index iterations = 0;           ///< pivots made by this solve (both phases)
+  bool warm_started = false;      ///< true when phase 2 continued from the previous basis
 };
 
 /// Revised simplex method (two phases, Dantzig pricing scaled by column norms, Harris two-pass
@@ -195,6 +196,7 @@ class RevisedSimplex {
       for (Index i = 0; i < m; ++i)
         if (m_xb[i] < -100 * m_options.primal_feasibility_tolerance * m_b_scale) warm = false;
     }
+    result.warm_started = warm;
     if (!warm) {
       set_initial_basis();
       if (!refactor_and_recompute()) return finish(SolveStatus::NumericalIssue, result);
