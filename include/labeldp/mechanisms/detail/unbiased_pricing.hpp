@@ -1,0 +1,246 @@
+/// \file
+/// Internals of the optimal unbiased randomizer (mechanisms/unbiased.hpp): the staircase-column
+/// master problem and its exact pricing oracles (grid and continuous outputs).
+///
+/// Everything here works in *scaled units*: labels and outputs are mapped by
+/// \f$t \mapsto (t - \text{shift}) / \text{scale}\f$ so that the paper's FeasibleOutputSet
+/// interval \f$[L, U]\f$ becomes \f$[-1, 1]\f$. The unbiased LP is affine-equivariant (an
+/// optimal mechanism for the scaled labels maps back to an optimal one for the original labels,
+/// with the squared loss scaled by \f$\text{scale}^2\f$), and the scaling keeps the
+/// unbiasedness rows and the costs of order 1 for the simplex's absolute tolerances.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "labeldp/core/types.hpp"
+
+namespace labeldp::detail {
+
+/// The data of one unbiased (or bias-bounded) randomizer problem in scaled units.
+struct UnbiasedProblem {
+  Eigen::VectorXd labels;  ///< scaled labels y'_1 < ... < y'_k
+  Eigen::VectorXd probs;   ///< prior probabilities p_1..p_k
+  /// Entry of a staircase column for labels outside its pattern ("L" in the paper's signature
+  /// matrices, Def. 10); labels inside the pattern ("U") get 1. It is \f$e^{-\varepsilon}\f$
+  /// rounded up, so the ratio of the two entries never exceeds \f$e^{\varepsilon}\f$.
+  double low = 0;
+  double shift = 0;  ///< original = shift + scale * scaled
+  double scale = 1;
+  double max_bias = 0;  ///< B in scaled units; 0 selects the equality (unbiased) rows
+  Index num_labels() const { return labels.size(); }
+  bool bounded() const { return max_bias > 0; }
+  /// Rows of the master: k normalization rows, then k unbiasedness rows (equalities), or for
+  /// B > 0 k rows E[M(y)] <= y + B followed by k rows E[M(y)] >= y - B.
+  Index num_rows() const { return bounded() ? 3 * num_labels() : 2 * num_labels(); }
+};
+
+/// A column of the master problem: the staircase vector of `pattern` (1 on the pattern, `low`
+/// elsewhere; Kairouz-Oh-Viswanath's extreme rays, ALGORITHMS.md section 2) placed on one
+/// output value. `grid_index` is the output's index in the grid (-1 for continuous outputs).
+struct StaircaseColumn {
+  std::vector<std::uint8_t> pattern;
+  double output = 0;  ///< scaled output
+  Index grid_index = -1;
+};
+
+/// Fills the master coefficients of `column` into `a` (num_rows) and returns its cost
+/// \f$\sum_y s_y p_y g(o, y)\f$ with the per-label loss values `loss_at_output` (k entries,
+/// \f$g(o, y_i)\f$ in scaled units, not yet weighted by the prior).
+inline double staircase_coefficients(const UnbiasedProblem& P, const StaircaseColumn& column,
+                                     const Eigen::VectorXd& loss_at_output, Eigen::Ref<Eigen::VectorXd> a) {
+  const Index k = P.num_labels();
+  double cost = 0;
+  for (Index i = 0; i < k; ++i) {
+    const double s = column.pattern[std::size_t(i)] ? 1.0 : P.low;
+    a[i] = s;
+    a[k + i] = s * column.output;
+    if (P.bounded()) a[2 * k + i] = s * column.output;
+    cost += s * P.probs[i] * loss_at_output[i];
+  }
+  return cost;
+}
+
+/// The unbiasedness duals folded into one vector: for B = 0 the equality rows' duals, for B > 0
+/// the sum of the two inequality rows' duals (both multiply the same coefficient s_y o).
+inline Eigen::VectorXd bias_duals(const UnbiasedProblem& P, const Eigen::VectorXd& duals) {
+  const Index k = P.num_labels();
+  Eigen::VectorXd sigma = duals.segment(k, k);
+  if (P.bounded()) sigma += duals.segment(2 * k, k);
+  return sigma;
+}
+
+/// Reduced cost of the best staircase column at output `o`, given the per-label terms
+/// \f$a_y = p_y g(o, y) - \pi_y - \sigma_y o\f$: put y in the pattern iff \f$a_y < 0\f$, so the
+/// reduced cost is \f$\sum_y \min(a_y, e^{-\varepsilon} a_y)\f$ (ALGORITHMS.md section 2).
+inline double best_pattern(const UnbiasedProblem& P, const Eigen::VectorXd& terms, std::vector<std::uint8_t>* pattern) {
+  double rc = 0;
+  if (pattern) pattern->assign(std::size_t(terms.size()), 0);
+  for (Index i = 0; i < terms.size(); ++i) {
+    if (terms[i] < 0) {
+      rc += terms[i];
+      if (pattern) (*pattern)[std::size_t(i)] = 1;
+    } else {
+      rc += P.low * terms[i];
+    }
+  }
+  return rc;
+}
+
+/// Exact pricing over a finite output grid (Alg. 1's LP in staircase form). `weighted_loss` is
+/// the k x n matrix \f$p_y g(o_j, y)\f$; `outputs` the n scaled grid points. For every grid point
+/// the best pattern is found in O(k); the columns returned are those at local minima (along the
+/// grid) of the reduced cost below `-tolerance`, best first, at most `max_columns`.
+/// \return the columns; `min_reduced_cost` receives the smallest reduced cost over the grid.
+inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const Eigen::MatrixXd& weighted_loss,
+                                               const Eigen::VectorXd& outputs, const Eigen::VectorXd& duals,
+                                               double tolerance, Index max_columns, double& min_reduced_cost) {
+  const Index k = P.num_labels(), n = outputs.size();
+  const Eigen::VectorXd pi = duals.head(k);
+  const Eigen::VectorXd sigma = bias_duals(P, duals);
+  // terms(y, j) = p_y g(o_j, y) - pi_y - sigma_y o_j, for all grid points at once.
+  Eigen::MatrixXd terms = weighted_loss;
+  terms.colwise() -= pi;
+  terms.noalias() -= sigma * outputs.transpose();
+  const Eigen::RowVectorXd rc = P.low * terms.colwise().sum() + (1 - P.low) * terms.cwiseMin(0.0).colwise().sum();
+  min_reduced_cost = n ? rc.minCoeff() : 0.0;
+  std::vector<std::pair<double, Index>> candidates;
+  for (Index j = 0; j < n; ++j) {
+    if (!(rc[j] < -tolerance)) continue;
+    // A local minimum of the piecewise-convex reduced cost along the grid: the staircase
+    // optimum uses few outputs (Theorem 6), one per local minimum, so adding every negative
+    // grid point would only bloat the master.
+    const bool left_ok = j == 0 || rc[j] <= rc[j - 1];
+    const bool right_ok = j + 1 == n || rc[j] < rc[j + 1];
+    if (left_ok && right_ok) candidates.emplace_back(rc[j], j);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  if (Index(candidates.size()) > max_columns) candidates.resize(std::size_t(max_columns));
+  std::vector<StaircaseColumn> columns;
+  columns.reserve(candidates.size());
+  for (const auto& [value, j] : candidates) {
+    StaircaseColumn col;
+    col.output = outputs[j];
+    col.grid_index = j;
+    best_pattern(P, terms.col(j), &col.pattern);
+    columns.push_back(std::move(col));
+  }
+  return columns;
+}
+
+/// Exact pricing over all real outputs in [lo, hi] for the squared loss
+/// \f$g(o, y) = (o - y)^2\f$ (ALGORITHMS.md section 2, "continuous outputs").
+///
+/// Each term \f$a_y(o) = p_y (o - y)^2 - \pi_y - \sigma_y o\f$ is a convex quadratic (linear when
+/// \f$p_y = 0\f$), negative on one interval at most. Between consecutive roots of all the
+/// \f$a_y\f$ the best pattern is fixed, and the reduced cost of that pattern is a convex
+/// quadratic in o, minimized in closed form on the segment. So the minimum over every
+/// (pattern, real output) pair is found exactly in O(k^2) per call (2k + 1 segments, O(k) each).
+/// Returns the best column of each segment whose reduced cost is below `-tolerance`, best
+/// first, at most `max_columns`.
+inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, const Eigen::VectorXd& duals,
+                                                     double lo, double hi, double tolerance, Index max_columns,
+                                                     double& min_reduced_cost) {
+  const Index k = P.num_labels();
+  const Eigen::VectorXd pi = duals.head(k);
+  const Eigen::VectorXd sigma = bias_duals(P, duals);
+  std::vector<double> cuts{lo, hi};
+  for (Index i = 0; i < k; ++i) {
+    const double p = P.probs[i], y = P.labels[i];
+    if (p > 0) {
+      // p o^2 - (2 p y + sigma) o + (p y^2 - pi): roots by the cancellation-free formula.
+      const double b = -(2 * p * y + sigma[i]);
+      const double c = p * y * y - pi[i];
+      const double disc = b * b - 4 * p * c;
+      if (disc > 0) {
+        const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));
+        cuts.push_back(q / p);
+        if (q != 0) cuts.push_back(c / q);
+      }
+    } else if (sigma[i] != 0) {
+      cuts.push_back(-pi[i] / sigma[i]);
+    }
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  // Segments [cuts[s], cuts[s+1]] inside [lo, hi] (lo, hi may be infinite).
+  std::vector<double> points;
+  for (double c : cuts)
+    if (c >= lo && c <= hi) points.push_back(c);
+  min_reduced_cost = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, StaircaseColumn>> candidates;
+  Eigen::VectorXd terms(k);
+  auto terms_at = [&](double o) {
+    for (Index i = 0; i < k; ++i) {
+      const double d = o - P.labels[i];
+      terms[i] = P.probs[i] * d * d - pi[i] - sigma[i] * o;
+    }
+  };
+  for (std::size_t s = 0; s + 1 < points.size(); ++s) {
+    const double a = points[s], b = points[s + 1];
+    if (!(b > a)) continue;
+    // A representative interior point fixes the segment's pattern (finite even when a or b is
+    // infinite).
+    double mid;
+    if (std::isfinite(a) && std::isfinite(b)) mid = a + 0.5 * (b - a);
+    else if (std::isfinite(a)) mid = a + 1 + std::abs(a);
+    else if (std::isfinite(b)) mid = b - 1 - std::abs(b);
+    else mid = 0;
+    terms_at(mid);
+    StaircaseColumn col;
+    best_pattern(P, terms, &col.pattern);
+    // The pattern's reduced cost sum_y s_y a_y(o) = A o^2 + B o + C with A >= min p_y s_y > 0.
+    double A = 0, B = 0;
+    for (Index i = 0; i < k; ++i) {
+      const double s = col.pattern[std::size_t(i)] ? 1.0 : P.low;
+      A += s * P.probs[i];
+      B -= s * (2 * P.probs[i] * P.labels[i] + sigma[i]);
+    }
+    double o = A > 0 ? -B / (2 * A) : (B > 0 ? a : b);
+    o = std::clamp(o, a, b);
+    if (!std::isfinite(o)) continue;  // only when A == 0, which sum_y p_y = 1 excludes
+    terms_at(o);
+    double rc = 0;
+    for (Index i = 0; i < k; ++i) rc += (col.pattern[std::size_t(i)] ? 1.0 : P.low) * terms[i];
+    min_reduced_cost = std::min(min_reduced_cost, rc);
+    if (rc < -tolerance) {
+      col.output = o;
+      candidates.emplace_back(rc, std::move(col));
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (Index(candidates.size()) > max_columns) candidates.resize(std::size_t(max_columns));
+  std::vector<StaircaseColumn> columns;
+  columns.reserve(candidates.size());
+  for (auto& c : candidates) columns.push_back(std::move(c.second));
+  return columns;
+}
+
+/// The 2k columns of Proposition 7's two-point mechanism on {lo_output, hi_output} (scaled):
+/// \f$M(y) = \text{lo}\f$ with probability \f$(\text{hi} - y)/(\text{hi} - \text{lo})\f$. Its column
+/// at lo decreases in y and the one at hi increases, so each is a non-negative combination of
+/// nested one-sided staircase vectors: prefixes of the sorted labels at lo, suffixes at hi
+/// (plus the empty pattern at both). These make the first master feasible whenever the two
+/// points bracket the dbRR outputs.
+inline std::vector<StaircaseColumn> one_sided_columns(Index k, double output, Index grid_index) {
+  std::vector<StaircaseColumn> cols;
+  for (Index len = 0; len < k; ++len) {
+    StaircaseColumn prefix, suffix;
+    prefix.pattern.assign(std::size_t(k), 0);
+    suffix.pattern.assign(std::size_t(k), 0);
+    for (Index i = 0; i < len; ++i) prefix.pattern[std::size_t(i)] = 1;
+    for (Index i = k - len; i < k; ++i) suffix.pattern[std::size_t(i)] = 1;
+    prefix.output = suffix.output = output;
+    prefix.grid_index = suffix.grid_index = grid_index;
+    cols.push_back(std::move(prefix));
+    if (len > 0) cols.push_back(std::move(suffix));
+  }
+  return cols;
+}
+
+}  // namespace labeldp::detail

@@ -1,0 +1,776 @@
+/// \file
+/// Optimal unbiased label randomizers (Badanidiyuru, Ghazi, Kamath, Kumar, Leeman, Manurangsi,
+/// Varadarajan, Zhang: "Optimal Unbiased Randomizers for Regression with Label Differential
+/// Privacy", NeurIPS 2023), computed exactly and fast, and extended past the paper:
+///
+/// - FeasibleOutputSet (Alg. 2), debiased randomized response (dbRR, Def. 23), unbiased
+///   randomized rounding (URR, proof of Lemma 8);
+/// - ComputeOptUnbiasedRand (Alg. 1) on any finite output set, by column generation over
+///   staircase columns (ALGORITHMS.md section 2): 2k equality rows instead of the paper's
+///   \f$n k^2\f$-row LP;
+/// - the exact optimum with outputs anywhere on the real line (no grid), by exact pricing of
+///   (pattern, real output) columns; it uses at most 2k outputs (Theorem 6) and its loss is
+///   never above any grid's;
+/// - the bias-bounded randomizer \f$|E[M(y)] - y| \le B\f$ (the paper's "future work"): B = 0
+///   is the unbiased one; for large B the loss falls to RR-on-Bins's optimum;
+/// - LabelRandomizer (Alg. 3) given a privately estimated prior.
+///
+/// Losses: the paper optimizes \f$g(\hat y, y) = (\hat y - y)^2 / 2\f$. The solvers here take a
+/// core loss (SquaredLoss \f$(\hat y - y)^2\f$ by default, or AbsoluteLoss); scaling g by 1/2
+/// changes no minimizer, so the mechanisms are the paper's. Every `expected_loss` reported here
+/// is \f$\sum_y p_y E[\ell(M(y), y)]\f$ with the loss as given (for SquaredLoss, twice the paper's
+/// \f$\mathcal{G}(M; P)\f$; this is the sense of the CLI contract's `expected_loss`).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/QR>
+
+#include "labeldp/core/loss.hpp"
+#include "labeldp/core/mechanism.hpp"
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/random.hpp"
+#include "labeldp/core/sampling.hpp"
+#include "labeldp/core/types.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/unbiased_lp.hpp"
+#include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/optim/simplex.hpp"
+
+namespace labeldp {
+
+namespace detail {
+
+template <typename Scalar>
+void validate_label_set(const Vector<Scalar>& labels) {
+  if (labels.size() == 0) throw std::invalid_argument("'labels' must not be empty");
+  for (Index i = 0; i < labels.size(); ++i) {
+    validate_finite("labels", double(labels[i]));
+    if (i > 0 && !(labels[i] > labels[i - 1]))
+      throw std::invalid_argument("'labels' must be strictly increasing, got " + format_number(double(labels[i - 1])) +
+                                  " then " + format_number(double(labels[i])));
+  }
+}
+
+}  // namespace detail
+
+/// The outputs \f$\Phi(y) = ((e^\varepsilon + k - 1) y - \sum_{y'} y') / (e^\varepsilon - 1)\f$ of
+/// eps-debiased randomized response (Def. 23), one per label, in label order (increasing).
+/// \param labels strictly increasing finite labels (k >= 1); for k = 1, \f$\Phi(y) = y\f$.
+/// \param eps privacy parameter, finite and > 0.
+/// \throws std::invalid_argument on a bad eps or label set.
+template <typename Scalar = double>
+Vector<Scalar> debiased_rr_outputs(const Vector<Scalar>& labels, double eps) {
+  validate_epsilon(eps);
+  detail::validate_label_set(labels);
+  const Index k = labels.size();
+  if (k == 1) return labels;
+  const double w = std::expm1(eps);
+  const double sum = double(labels.sum());
+  Vector<Scalar> phi(k);
+  // ((e^eps + k - 1) y - sum) / w written as y + (k y - sum) / w: no large cancelling terms
+  // when eps is large.
+  for (Index i = 0; i < k; ++i) phi[i] = Scalar(double(labels[i]) + (double(k) * double(labels[i]) - sum) / w);
+  return phi;
+}
+
+/// eps-debiased randomized response (Def. 23): randomized response (Def. 21) on the outputs
+/// debiased_rr_outputs(), which makes it unbiased: \f$E[M(y)] = y\f$.
+/// \return a k x k FiniteMechanism (inputs = labels, outputs = \f$\Phi(y)\f$).
+/// \throws std::invalid_argument on a bad eps or label set.
+///
+/// \code{.cpp}
+/// labeldp::Vector<> labels(3); labels << 0, 1, 2;
+/// auto dbrr = labeldp::debiased_randomized_response(labels, 1.0);
+/// \endcode
+template <typename Scalar = double>
+FiniteMechanism<Scalar> debiased_randomized_response(const Vector<Scalar>& labels, double eps) {
+  Vector<Scalar> phi = debiased_rr_outputs(labels, eps);
+  const Index k = labels.size();
+  Matrix<Scalar> P(k, k);
+  const double denom = std::exp(eps) + double(k - 1);
+  P.setConstant(Scalar(1 / denom));
+  for (Index i = 0; i < k; ++i) P(i, i) = Scalar(std::exp(eps) / denom);
+  return FiniteMechanism<Scalar>(labels, std::move(phi), std::move(P));
+}
+
+/// FeasibleOutputSet (Alg. 2): n evenly spaced outputs from \f$L = \Phi(\min Y)\f$ to
+/// \f$U = \Phi(\max Y)\f$, the extreme dbRR outputs. Proposition 7: with these two endpoints
+/// the unbiased LP of Alg. 1 is feasible.
+/// \param labels strictly increasing finite labels. With one label, L = U = that label and the
+///        set is that single point.
+/// \param eps privacy parameter, finite and > 0.
+/// \param grid_size n >= 2.
+/// \throws std::invalid_argument on a bad eps, label set or grid size.
+template <typename Scalar = double>
+Vector<Scalar> feasible_output_set(const Vector<Scalar>& labels, double eps, Index grid_size) {
+  validate_epsilon(eps);
+  if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
+  const Vector<Scalar> phi = debiased_rr_outputs(labels, eps);
+  if (labels.size() == 1) return labels;
+  const double L = double(phi[0]), U = double(phi[phi.size() - 1]);
+  Vector<Scalar> grid(grid_size);
+  for (Index i = 0; i < grid_size; ++i) grid[i] = Scalar(L + (U - L) * double(i) / double(grid_size - 1));
+  grid[grid_size - 1] = Scalar(U);
+  return grid;
+}
+
+/// feasible_output_set() for the values of a prior.
+template <typename Scalar = double>
+Vector<Scalar> feasible_output_set(const FinitePrior<Scalar>& prior, double eps, Index grid_size) {
+  return feasible_output_set(prior.values(), eps, grid_size);
+}
+
+/// Unbiased randomized rounding (URR, proof of Lemma 8) onto sorted points
+/// \f$x_1 < \dots < x_m\f$: a value v in \f$[x_i, x_{i+1}]\f$ becomes \f$x_{i+1}\f$ with probability
+/// \f$(v - x_i)/(x_{i+1} - x_i)\f$ and \f$x_i\f$ otherwise, so \f$E = v\f$ and the error is at
+/// most the gap. The coin is the core exact bernoulli(): the realized probability is exactly
+/// the double computed here.
+///
+/// \code{.cpp}
+/// labeldp::UnbiasedRandomizedRounding<> urr(grid);
+/// labeldp::SecureRandom gen;
+/// double rounded = urr.sample(3.7, gen);
+/// \endcode
+template <typename Scalar = double>
+class UnbiasedRandomizedRounding {
+ public:
+  /// \param points strictly increasing finite points (at least one).
+  /// \throws std::invalid_argument when empty, not finite or not strictly increasing.
+  explicit UnbiasedRandomizedRounding(Vector<Scalar> points) : m_points(std::move(points)) {
+    if (m_points.size() == 0) throw std::invalid_argument("'points' must not be empty");
+    for (Index i = 0; i < m_points.size(); ++i) {
+      validate_finite("points", double(m_points[i]));
+      if (i > 0 && !(m_points[i] > m_points[i - 1]))
+        throw std::invalid_argument("'points' must be strictly increasing, got " +
+                                    detail::format_number(double(m_points[i - 1])) + " then " +
+                                    detail::format_number(double(m_points[i])));
+    }
+  }
+
+  /// The points.
+  const Vector<Scalar>& points() const { return m_points; }
+
+  /// The lower bracketing index i and the probability of rounding up to point i+1 (0 when v is
+  /// a point).
+  /// \throws std::invalid_argument when v is not finite or outside \f$[x_1, x_m]\f$ (rounding
+  ///         outside the hull cannot be unbiased).
+  std::pair<Index, double> bracket(Scalar v) const {
+    const Index m = m_points.size();
+    if (!std::isfinite(double(v)) || v < m_points[0] || v > m_points[m - 1])
+      detail::fail_parameter("label",
+                             "must be finite and in [" + detail::format_number(double(m_points[0])) + ", " +
+                                 detail::format_number(double(m_points[m - 1])) + "]",
+                             double(v));
+    const Scalar* first = m_points.data();
+    const Index hi = Index(std::lower_bound(first, first + m, v) - first);  // first point >= v
+    if (m_points[hi] == v) return {hi, 0.0};
+    const Index lo = hi - 1;
+    const double up = double(v - m_points[lo]) / double(m_points[hi] - m_points[lo]);
+    return {lo, std::clamp(up, 0.0, 1.0)};
+  }
+
+  /// The exact distribution over the points (m entries, at most two non-zero).
+  Vector<Scalar> probabilities(Scalar v) const {
+    const auto [lo, up] = bracket(v);
+    Vector<Scalar> p = Vector<Scalar>::Zero(m_points.size());
+    p[lo] = Scalar(1 - up);
+    if (up > 0) p[lo + 1] = Scalar(up);
+    return p;
+  }
+
+  /// Index of the rounded point, drawn exactly.
+  template <std::uniform_random_bit_generator G>
+  Index sample_index(Scalar v, G& gen) const {
+    const auto [lo, up] = bracket(v);
+    return (up > 0 && bernoulli(up, gen)) ? lo + 1 : lo;
+  }
+
+  /// The rounded point, drawn exactly.
+  template <std::uniform_random_bit_generator G>
+  Scalar sample(Scalar v, G& gen) const {
+    return m_points[sample_index(v, gen)];
+  }
+
+ private:
+  Vector<Scalar> m_points;
+};
+
+/// Options of the optimal unbiased / bias-bounded randomizer solvers.
+struct UnbiasedOptions {
+  /// B >= 0: require \f$|E[M(y)] - y| \le B\f$ for every label; 0 = unbiased (Alg. 1).
+  double max_bias = 0;
+  /// Continuous solver only: outputs restricted to [output_lower, output_upper] (default: the
+  /// whole real line). Lemma 8 compares a grid with the optimum over \f$[L, U]\f$.
+  double output_lower = -std::numeric_limits<double>::infinity();
+  double output_upper = std::numeric_limits<double>::infinity();
+  /// Column-generation rounds before giving up with SolveStatus::IterationLimit.
+  Index max_rounds = 10000;
+  /// A column enters when its reduced cost (scaled units, costs of order 1) is below minus this.
+  double pricing_tolerance = 1e-9;
+  /// Options of the master's simplex.
+  optim::SimplexOptions simplex{};
+};
+
+/// Outcome of an unbiased-randomizer solve. `mechanism` is meaningful only when
+/// `status == optim::SolveStatus::Optimal`.
+template <typename Scalar = double>
+struct UnbiasedResult {
+  optim::SolveStatus status = optim::SolveStatus::NumericalIssue;  ///< solver outcome
+  FiniteMechanism<Scalar> mechanism;  ///< only positive-probability outputs; rows sum to 1
+  /// \f$\sum_y p_y E[\ell(M(y), y)]\f$ with the solver's loss (SquaredLoss: \f$(o - y)^2\f$, i.e.
+  /// twice the paper's \f$\mathcal{G}\f$ with g = (o-y)^2/2).
+  Scalar expected_loss = 0;
+  Scalar max_bias = 0;           ///< achieved \f$\max_y |E[M(y)] - y|\f$
+  Index rounds = 0;              ///< column-generation rounds (pricing calls)
+  Index columns = 0;             ///< columns in the final master
+  Index simplex_iterations = 0;  ///< simplex pivots in total
+  /// True when the solve ended optimal.
+  bool optimal() const { return status == optim::SolveStatus::Optimal; }
+};
+
+namespace detail {
+
+inline void validate_unbiased_options(const UnbiasedOptions& o) {
+  validate_finite_nonnegative("max_bias", o.max_bias);
+  if (std::isnan(o.output_lower)) fail_parameter("output_lower", "must not be NaN", o.output_lower);
+  if (std::isnan(o.output_upper)) fail_parameter("output_upper", "must not be NaN", o.output_upper);
+  if (!(o.output_lower < o.output_upper))
+    throw std::invalid_argument("'output_lower' must be below 'output_upper', got " + format_number(o.output_lower) +
+                                " and " + format_number(o.output_upper));
+  if (o.max_rounds < 1) fail_parameter("max_rounds", "must be at least 1", double(o.max_rounds));
+  if (!std::isfinite(o.pricing_tolerance) || !(o.pricing_tolerance > 0))
+    fail_parameter("pricing_tolerance", "must be finite and positive", o.pricing_tolerance);
+}
+
+/// Scaled problem: the dbRR interval [L, U] of the labels maps to [-1, 1].
+template <typename Scalar>
+UnbiasedProblem make_unbiased_problem(const FinitePrior<Scalar>& prior, double eps, double max_bias) {
+  UnbiasedProblem P;
+  const Index k = prior.size();
+  const Vector<Scalar> phi = debiased_rr_outputs(prior.values(), eps);
+  const double L = double(phi[0]), U = double(phi[k - 1]);
+  P.shift = 0.5 * (L + U);
+  P.scale = k > 1 ? 0.5 * (U - L) : 1.0;
+  P.labels.resize(k);
+  P.probs.resize(k);
+  for (Index i = 0; i < k; ++i) {
+    P.labels[i] = (double(prior.value(i)) - P.shift) / P.scale;
+    P.probs[i] = double(prior.probability(i));
+  }
+  P.low = std::nextafter(std::exp(-eps), 1.0);
+  P.max_bias = max_bias / P.scale;
+  return P;
+}
+
+/// The master LP's right-hand side and row types (columns are added separately).
+inline optim::LinearProgram empty_master(const UnbiasedProblem& P) {
+  const Index k = P.num_labels(), m = P.num_rows();
+  optim::LinearProgram lp;
+  lp.A.resize(m, 0);
+  lp.c.resize(0);
+  lp.b.resize(m);
+  lp.row_types.assign(std::size_t(m), optim::RowType::Equal);
+  for (Index i = 0; i < k; ++i) {
+    lp.b[i] = 1;
+    if (P.bounded()) {
+      lp.b[k + i] = P.labels[i] + P.max_bias;
+      lp.row_types[std::size_t(k + i)] = optim::RowType::LessEqual;
+      lp.b[2 * k + i] = P.labels[i] - P.max_bias;
+      lp.row_types[std::size_t(2 * k + i)] = optim::RowType::GreaterEqual;
+    } else {
+      lp.b[k + i] = P.labels[i];
+    }
+  }
+  return lp;
+}
+
+/// State of a column-generation solve of the staircase master.
+struct StaircaseMaster {
+  std::vector<StaircaseColumn> columns;   ///< metadata of the master's structural columns
+  std::set<std::pair<double, std::vector<std::uint8_t>>> seen;  ///< (output, pattern) already in
+  Eigen::VectorXd x;                      ///< final primal values over `columns`
+  optim::SolveStatus status = optim::SolveStatus::NumericalIssue;
+  Index rounds = 0;
+  Index iterations = 0;
+};
+
+/// Column generation on the staircase master: `loss_of(column)` gives the per-label loss
+/// vector at the column's output (scaled units), `price(duals, tol)` the improving columns.
+template <typename LossAt, typename Price>
+StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial,
+                                       LossAt&& loss_of, Price&& price, const UnbiasedOptions& options) {
+  StaircaseMaster S;
+  const Index m = P.num_rows();
+  auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
+    A.resize(m, Index(cols.size()));
+    c.resize(Index(cols.size()));
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      c[Index(j)] = staircase_coefficients(P, cols[j], loss_of(cols[j]), A.col(Index(j)));
+  };
+  std::vector<StaircaseColumn> fresh;
+  for (auto& col : initial)
+    if (S.seen.emplace(col.output, col.pattern).second) fresh.push_back(std::move(col));
+  optim::LinearProgram lp = empty_master(P);
+  block(fresh, lp.A, lp.c);
+  S.columns = std::move(fresh);
+  optim::RevisedSimplex master(std::move(lp), options.simplex);
+  for (;;) {
+    const optim::SimplexResult r = master.solve();
+    S.iterations += r.iterations;
+    S.status = r.status;
+    S.x = r.x;
+    if (r.status != optim::SolveStatus::Optimal) return S;
+    if (S.rounds >= options.max_rounds) {
+      S.status = optim::SolveStatus::IterationLimit;
+      return S;
+    }
+    ++S.rounds;
+    std::vector<StaircaseColumn> priced = price(r.duals, options.pricing_tolerance);
+    std::vector<StaircaseColumn> added;
+    for (auto& col : priced)
+      if (S.seen.emplace(col.output, col.pattern).second) added.push_back(std::move(col));
+    // No column outside the master prices out: the master's duals are feasible for the full
+    // LP, so its optimum is the full optimum. (Columns already in the master that the oracle
+    // still reports differ from the simplex's own view only by roundoff.)
+    if (added.empty()) return S;
+    Eigen::MatrixXd A;
+    Eigen::VectorXd c;
+    block(added, A, c);
+    master.add_columns(A, c);
+    for (auto& col : added) S.columns.push_back(std::move(col));
+  }
+}
+
+/// Turns the master's solution into a FiniteMechanism in original units: re-solves the square
+/// system on the support (removing the simplex's tolerance-level residuals), merges columns
+/// on the same output, drops outputs without probability, renormalizes rows.
+template <typename Scalar, typename Loss>
+UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P,
+                                       StaircaseMaster& S, const std::vector<double>& original_outputs_of_grid,
+                                       const Loss& loss) {
+  UnbiasedResult<Scalar> result;
+  result.status = S.status;
+  result.rounds = S.rounds;
+  result.columns = Index(S.columns.size());
+  result.simplex_iterations = S.iterations;
+  if (S.status != optim::SolveStatus::Optimal) return result;
+  const Index k = P.num_labels();
+  std::vector<Index> support;
+  for (Index j = 0; j < S.x.size(); ++j)
+    if (S.x[j] > 0) support.push_back(j);
+  Eigen::VectorXd weights(Index(support.size()));
+  for (std::size_t t = 0; t < support.size(); ++t) weights[Index(t)] = S.x[support[t]];
+  if (!P.bounded() && !support.empty()) {
+    // Unbiased: the 2k equality rows determine the support's weights; solving them directly
+    // brings the residuals from the simplex tolerance down to roundoff.
+    Eigen::MatrixXd A(2 * k, Index(support.size()));
+    Eigen::VectorXd b(2 * k);
+    for (Index i = 0; i < k; ++i) {
+      b[i] = 1;
+      b[k + i] = P.labels[i];
+    }
+    for (std::size_t t = 0; t < support.size(); ++t) {
+      const StaircaseColumn& col = S.columns[std::size_t(support[t])];
+      for (Index i = 0; i < k; ++i) {
+        const double s = col.pattern[std::size_t(i)] ? 1.0 : P.low;
+        A(i, Index(t)) = s;
+        A(k + i, Index(t)) = s * col.output;
+      }
+    }
+    const Eigen::VectorXd polished = A.colPivHouseholderQr().solve(b);
+    if (polished.allFinite() && (A * polished - b).cwiseAbs().maxCoeff() < (A * weights - b).cwiseAbs().maxCoeff() &&
+        polished.minCoeff() > -1e-12)
+      weights = polished.cwiseMax(0.0);
+  }
+  // Merge by output.
+  std::vector<std::pair<double, Index>> order;  // (original output, support position)
+  for (std::size_t t = 0; t < support.size(); ++t) {
+    const StaircaseColumn& col = S.columns[std::size_t(support[t])];
+    const double o = col.grid_index >= 0 ? original_outputs_of_grid[std::size_t(col.grid_index)]
+                                         : P.shift + P.scale * col.output;
+    order.emplace_back(o, Index(t));
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<double> outs;
+  std::vector<Eigen::VectorXd> cols;
+  for (const auto& [o, t] : order) {
+    const StaircaseColumn& col = S.columns[std::size_t(support[std::size_t(t)])];
+    if (outs.empty() || outs.back() != o) {
+      outs.push_back(o);
+      cols.push_back(Eigen::VectorXd::Zero(k));
+    }
+    for (Index i = 0; i < k; ++i) cols.back()[i] += weights[t] * (col.pattern[std::size_t(i)] ? 1.0 : P.low);
+  }
+  // Outputs whose probabilities are at roundoff level carry no meaning; keeping them would
+  // list outputs of probability ~1e-17.
+  std::vector<Index> keep;
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    if (cols[j].maxCoeff() > 1e-14) keep.push_back(Index(j));
+  if (keep.empty()) {
+    result.status = optim::SolveStatus::NumericalIssue;
+    return result;
+  }
+  Vector<Scalar> outputs(Index(keep.size()));
+  Matrix<Scalar> probs(k, Index(keep.size()));
+  for (std::size_t t = 0; t < keep.size(); ++t) {
+    outputs[Index(t)] = Scalar(outs[std::size_t(keep[t])]);
+    for (Index i = 0; i < k; ++i) probs(i, Index(t)) = Scalar(cols[std::size_t(keep[t])][i]);
+  }
+  for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
+  result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
+  result.expected_loss = result.mechanism.expected_loss(prior, loss);
+  Scalar bias = 0;
+  for (Index i = 0; i < k; ++i)
+    bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
+  result.max_bias = bias;
+  return result;
+}
+
+template <typename Scalar>
+UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
+  UnbiasedResult<Scalar> r;
+  r.status = optim::SolveStatus::Optimal;
+  Matrix<Scalar> one(1, 1);
+  one(0, 0) = 1;
+  r.mechanism = FiniteMechanism<Scalar>(prior.values(), prior.values(), one);
+  return r;
+}
+
+}  // namespace detail
+
+/// ComputeOptUnbiasedRand (Alg. 1) on the output set `outputs`: the eps-DP mechanism from the
+/// prior's values to `outputs` of least expected loss with \f$E[M(y)] = y\f$ for every label
+/// (or \f$|E[M(y)] - y| \le B\f$ with options.max_bias = B > 0).
+///
+/// Solved by column generation over staircase columns (ALGORITHMS.md section 2): the master has
+/// 2k rows (normalization and unbiasedness; 3k with a bias bound) and columns (pattern, output);
+/// pricing finds the best pattern at every output in O(k). It starts from the one-sided columns
+/// of Proposition 7's two-point mechanism on the extreme outputs. When the extreme outputs do
+/// not bracket the two-label dbRR interval (so that mechanism may be infeasible) penalized
+/// artificial columns make the first master feasible; a solution still using them is reported
+/// as SolveStatus::Infeasible.
+///
+/// \tparam Loss a NoisyLabelLoss (SquaredLoss, AbsoluteLoss, ...); only its values on
+///         (output, label) pairs are used.
+/// \param prior the label prior (its values are the mechanism's inputs).
+/// \param eps privacy parameter, finite and > 0.
+/// \param outputs the candidate outputs: finite, strictly increasing, at least one.
+/// \param options bias bound and solver options.
+/// \return status and, when optimal, the mechanism (only outputs with positive probability),
+///         its expected loss \f$\sum_y p_y E[\ell(M(y), y)]\f$ and achieved bias.
+/// \throws std::invalid_argument on bad parameters (never for an infeasible or failed solve).
+///
+/// \code{.cpp}
+/// auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15});
+/// auto grid = labeldp::feasible_output_set(prior, 0.5, 256);
+/// auto r = labeldp::optimal_unbiased_on_outputs(prior, 0.5, grid);
+/// if (r.optimal()) use(r.mechanism);
+/// \endcode
+template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
+  requires NoisyLabelLoss<Loss, Scalar>
+UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& prior, double eps,
+                                                   const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
+                                                   const Loss& loss = Loss{}) {
+  validate_epsilon(eps);
+  detail::validate_unbiased_options(options);
+  if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty");
+  for (Index j = 0; j < outputs.size(); ++j) {
+    validate_finite("outputs", double(outputs[j]));
+    if (j > 0 && !(outputs[j] > outputs[j - 1]))
+      throw std::invalid_argument("'outputs' must be strictly increasing, got " +
+                                  detail::format_number(double(outputs[j - 1])) + " then " +
+                                  detail::format_number(double(outputs[j])));
+  }
+  for (Index i = 0; i < prior.size(); ++i) loss.validate_label(prior.value(i));
+  const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
+  const Index k = P.num_labels(), n = outputs.size();
+  std::vector<double> original(static_cast<std::size_t>(n));
+  Eigen::VectorXd scaled(n);
+  for (Index j = 0; j < n; ++j) {
+    original[std::size_t(j)] = double(outputs[j]);
+    scaled[j] = (double(outputs[j]) - P.shift) / P.scale;
+  }
+  // Costs are divided by the loss across the dbRR interval so that they are of order 1; a
+  // positive factor changes no minimizer.
+  double cost_unit = double(loss(Scalar(P.shift + P.scale), Scalar(P.shift - P.scale)));
+  if (!(cost_unit > 0) || !std::isfinite(cost_unit)) cost_unit = 1;
+  Eigen::MatrixXd loss_values(k, n), weighted(k, n);
+  for (Index j = 0; j < n; ++j)
+    for (Index i = 0; i < k; ++i) {
+      loss_values(i, j) = double(loss(outputs[j], prior.value(i))) / cost_unit;
+      weighted(i, j) = P.probs[i] * loss_values(i, j);
+    }
+  if (!loss_values.allFinite())
+    throw std::invalid_argument("the loss is not finite on some (output, label) pair");
+
+  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, scaled[0], 0);
+  for (auto& c : detail::one_sided_columns(k, scaled[n - 1], n - 1)) initial.push_back(std::move(c));
+  // Two-label dbRR interval (proof of Prop. 7): the two-point mechanism on the extreme outputs
+  // is eps-DP iff they bracket it.
+  const double e = std::exp(eps), w = std::expm1(eps);
+  const double ymin = P.labels[0], ymax = P.labels[k - 1];
+  const bool bracketed =
+      k == 1 ? (scaled[0] <= ymin && scaled[n - 1] >= ymax)
+             : (scaled[0] <= (e * ymin - ymax) / w + 1e-12 && scaled[n - 1] >= (e * ymax - ymin) / w - 1e-12);
+  const Index m = P.num_rows();
+  const double penalty = 1e6;
+  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
+    return loss_values.col(col.grid_index);
+  };
+  auto price = [&](const Eigen::VectorXd& duals, double tol) {
+    double min_rc = 0;
+    return detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
+  };
+  if (bracketed) {
+    detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options);
+    return detail::finish_unbiased(prior, P, S, original, loss);
+  }
+  // Penalized artificials: appended as extra master columns with unit coefficients on one row
+  // each (both signs), cost `penalty`. They are handled outside the staircase metadata by a
+  // thin wrapper master.
+  optim::LinearProgram lp = detail::empty_master(P);
+  std::vector<detail::StaircaseColumn> cols;
+  std::set<std::pair<double, std::vector<std::uint8_t>>> seen;
+  for (auto& c : initial)
+    if (seen.emplace(c.output, c.pattern).second) cols.push_back(std::move(c));
+  const Index t0 = Index(cols.size());
+  lp.A.resize(m, 2 * m + t0);
+  lp.c.resize(2 * m + t0);
+  lp.A.leftCols(2 * m).setZero();
+  for (Index r = 0; r < m; ++r) {
+    lp.A(r, 2 * r) = 1;
+    lp.A(r, 2 * r + 1) = -1;
+  }
+  lp.c.head(2 * m).setConstant(penalty);
+  for (Index j = 0; j < t0; ++j)
+    lp.c[2 * m + j] = detail::staircase_coefficients(P, cols[std::size_t(j)], loss_of(cols[std::size_t(j)]),
+                                                     lp.A.col(2 * m + j));
+  optim::RevisedSimplex master(std::move(lp), options.simplex);
+  detail::StaircaseMaster S;
+  for (;;) {
+    const optim::SimplexResult r = master.solve();
+    S.iterations += r.iterations;
+    S.status = r.status;
+    if (r.status != optim::SolveStatus::Optimal) break;
+    if (S.rounds >= options.max_rounds) {
+      S.status = optim::SolveStatus::IterationLimit;
+      break;
+    }
+    ++S.rounds;
+    std::vector<detail::StaircaseColumn> added;
+    for (auto& c : price(r.duals, options.pricing_tolerance))
+      if (seen.emplace(c.output, c.pattern).second) added.push_back(std::move(c));
+    if (added.empty()) {
+      if (r.x.head(2 * m).maxCoeff() > 1e-9) S.status = optim::SolveStatus::Infeasible;
+      S.x = r.x.tail(r.x.size() - 2 * m);
+      break;
+    }
+    Eigen::MatrixXd A(m, Index(added.size()));
+    Eigen::VectorXd c(Index(added.size()));
+    for (std::size_t j = 0; j < added.size(); ++j)
+      c[Index(j)] = detail::staircase_coefficients(P, added[j], loss_of(added[j]), A.col(Index(j)));
+    master.add_columns(A, c);
+    for (auto& col : added) cols.push_back(std::move(col));
+  }
+  S.columns = std::move(cols);
+  return detail::finish_unbiased(prior, P, S, original, loss);
+}
+
+/// Alg. 2 then Alg. 1: the optimal unbiased (or bias-bounded) randomizer on the `grid_size`-point
+/// FeasibleOutputSet grid. Feasible by Proposition 7. Same result and errors as
+/// optimal_unbiased_on_outputs(), plus `grid_size` < 2 is rejected. A one-value prior yields
+/// the trivial mechanism (the label itself with probability 1).
+///
+/// \code{.cpp}
+/// auto r = labeldp::optimal_unbiased_grid(prior, 1.0, 1664);   // r.mechanism, r.expected_loss
+/// \endcode
+template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
+  requires NoisyLabelLoss<Loss, Scalar>
+UnbiasedResult<Scalar> optimal_unbiased_grid(const FinitePrior<Scalar>& prior, double eps, Index grid_size,
+                                             const UnbiasedOptions& options = {}, const Loss& loss = Loss{}) {
+  validate_epsilon(eps);
+  if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
+  detail::validate_unbiased_options(options);
+  if (prior.size() == 1) return detail::trivial_unbiased(prior);
+  return optimal_unbiased_on_outputs(prior, eps, feasible_output_set(prior, eps, grid_size), options, loss);
+}
+
+/// The exact optimal unbiased (or bias-bounded) randomizer for the squared loss with outputs
+/// anywhere on the real line (or in [options.output_lower, options.output_upper]): no grid.
+///
+/// Column generation over (pattern, real output) columns with exact pricing: between
+/// consecutive roots of the per-label reduced-cost terms the best pattern is fixed and its
+/// reduced cost is a convex quadratic in the output, minimized in closed form
+/// (detail::price_continuous). When pricing finds nothing, the duals certify optimality over
+/// every output in the range, so the loss is at most that of any grid in the range (Lemma 8's
+/// \f$\mathcal{M}\f$), and the basic solution has at most 2k outputs (Theorem 6; 3k rows with a
+/// bias bound). Starts from Proposition 7's columns at the dbRR endpoints L and U (clamped into
+/// the range; if the range does not contain [L, U] the problem may be infeasible, reported as
+/// SolveStatus::Infeasible).
+///
+/// \param prior the label prior.
+/// \param eps privacy parameter, finite and > 0.
+/// \param options bias bound, output range and solver options.
+/// \throws std::invalid_argument on bad parameters.
+///
+/// \code{.cpp}
+/// auto r = labeldp::optimal_unbiased_continuous(prior, 1.0);
+/// // r.mechanism.num_outputs() <= 2 * prior.size()
+/// \endcode
+template <typename Scalar = double>
+UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& prior, double eps,
+                                                   const UnbiasedOptions& options = {}) {
+  validate_epsilon(eps);
+  detail::validate_unbiased_options(options);
+  if (prior.size() == 1) {
+    if (double(prior.value(0)) < options.output_lower || double(prior.value(0)) > options.output_upper) {
+      UnbiasedResult<Scalar> r;
+      r.status = optim::SolveStatus::Infeasible;
+      return r;
+    }
+    return detail::trivial_unbiased(prior);
+  }
+  const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
+  const Index k = P.num_labels();
+  const double lo = (options.output_lower - P.shift) / P.scale;
+  const double hi = (options.output_upper - P.shift) / P.scale;
+  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, std::clamp(-1.0, lo, hi), -1);
+  for (auto& c : detail::one_sided_columns(k, std::clamp(1.0, lo, hi), -1)) initial.push_back(std::move(c));
+  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
+    return (P.labels.array() - col.output).square().matrix();
+  };
+  auto price = [&](const Eigen::VectorXd& duals, double tol) {
+    double min_rc = 0;
+    return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
+  };
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options);
+  return detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+}
+
+/// The slow reference: Alg. 1 exactly as printed (variables \f$M_{y \to i}\f$, pairwise privacy
+/// rows, O(n k^2) rows) solved with the in-house dense simplex. For tests on small instances
+/// only; optimal_unbiased_on_outputs() computes the same optimum.
+template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
+  requires NoisyLabelLoss<Loss, Scalar>
+UnbiasedResult<Scalar> optimal_unbiased_reference(const FinitePrior<Scalar>& prior, double eps,
+                                                  const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
+                                                  const Loss& loss = Loss{}) {
+  validate_epsilon(eps);
+  detail::validate_unbiased_options(options);
+  const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
+  const Index k = P.num_labels(), n = outputs.size();
+  Eigen::VectorXd scaled(n);
+  Eigen::MatrixXd loss_values(k, n);
+  for (Index j = 0; j < n; ++j) {
+    scaled[j] = (double(outputs[j]) - P.shift) / P.scale;
+    for (Index i = 0; i < k; ++i) loss_values(i, j) = double(loss(outputs[j], prior.value(i)));
+  }
+  const double unit = std::max(loss_values.cwiseAbs().maxCoeff(), 1e-300);
+  optim::RevisedSimplex simplex(
+      detail::explicit_unbiased_lp(P.labels, P.probs, eps, scaled, loss_values / unit, P.max_bias), options.simplex);
+  const optim::SimplexResult r = simplex.solve();
+  UnbiasedResult<Scalar> result;
+  result.status = r.status;
+  result.simplex_iterations = r.iterations;
+  if (r.status != optim::SolveStatus::Optimal) return result;
+  std::vector<Index> keep;
+  for (Index j = 0; j < n; ++j) {
+    double mx = 0;
+    for (Index i = 0; i < k; ++i) mx = std::max(mx, r.x[i * n + j]);
+    if (mx > 1e-14) keep.push_back(j);
+  }
+  Vector<Scalar> outs(Index(keep.size()));
+  Matrix<Scalar> probs(k, Index(keep.size()));
+  for (std::size_t t = 0; t < keep.size(); ++t) {
+    outs[Index(t)] = outputs[keep[t]];
+    for (Index i = 0; i < k; ++i) probs(i, Index(t)) = Scalar(std::max(r.x[i * n + keep[t]], 0.0));
+  }
+  for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
+  result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outs), std::move(probs));
+  result.expected_loss = result.mechanism.expected_loss(prior, loss);
+  for (Index i = 0; i < k; ++i)
+    result.max_bias = std::max(result.max_bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
+  return result;
+}
+
+/// A randomizer for real-valued labels built on a finite mechanism over support points
+/// \f$y_1 < \dots < y_k\f$ (e.g. an optimal unbiased one): a label y in \f$[y_1, y_k]\f$ is first
+/// rounded to a support point by URR (exact Bernoulli), then the mechanism's row of that point
+/// is sampled (exact alias table). Unbiasedness is preserved: \f$E[M(URR(y))] = y\f$ when the
+/// mechanism is unbiased. Privacy: the output distribution for any label is a mixture of the
+/// mechanism's rows, and every row is within \f$e^\varepsilon\f$ of every other entrywise, so the
+/// composite is eps-DP whenever the mechanism is.
+///
+/// \code{.cpp}
+/// labeldp::UnbiasedRandomizer<> randomizer(labeldp::optimal_unbiased_continuous(prior, 1.0).mechanism);
+/// labeldp::SecureRandom gen;
+/// double noisy = randomizer.sample(3.25, gen);
+/// \endcode
+template <typename Scalar = double>
+class UnbiasedRandomizer {
+ public:
+  /// \param mechanism the finite mechanism (its inputs are the rounding points).
+  explicit UnbiasedRandomizer(FiniteMechanism<Scalar> mechanism)
+      : m_mechanism(std::move(mechanism)), m_rounding(m_mechanism.inputs()) {}
+
+  /// The underlying finite mechanism.
+  const FiniteMechanism<Scalar>& mechanism() const { return m_mechanism; }
+
+  /// The exact output distribution for label y (over mechanism().outputs()).
+  /// \throws std::invalid_argument when y is not finite or outside \f$[y_1, y_k]\f$.
+  Vector<Scalar> output_probabilities(Scalar y) const {
+    const Vector<Scalar> r = m_rounding.probabilities(y);
+    return (r.transpose() * m_mechanism.probabilities()).transpose();
+  }
+
+  /// A noisy label for the real label y (URR to the support, then the mechanism), exactly.
+  /// \throws std::invalid_argument when y is not finite or outside \f$[y_1, y_k]\f$.
+  template <std::uniform_random_bit_generator G>
+  Scalar sample(Scalar y, G& gen) const {
+    const Index i = m_rounding.sample_index(y, gen);
+    return m_mechanism.outputs()[m_mechanism.sample_index(i, gen)];
+  }
+
+ private:
+  FiniteMechanism<Scalar> m_mechanism;
+  UnbiasedRandomizedRounding<Scalar> m_rounding;
+};
+
+/// LabelRandomizer (Alg. 3) given the prior estimated privately with budget eps1 (for example
+/// by the Laplace histogram of the paper's Alg. 4): builds the optimal unbiased randomizer for
+/// `private_prior` with budget eps2 on the FeasibleOutputSet grid of `grid_size` points, and
+/// randomizes every label with it (URR first for labels between support points). The whole is
+/// (eps1 + eps2)-DP when `private_prior` is eps1-DP.
+///
+/// The printed Alg. 3 builds the grid as FeasibleOutputSet_{eps1}; Proposition 7 needs the
+/// mechanism's own budget, and the grid for eps2 is narrower (finer at equal n), so eps2 is used.
+/// \return the noisy labels, in input order.
+/// \throws std::invalid_argument on bad parameters, a label outside the prior's hull, or a
+///         failed solve (whose status is named).
+template <typename Scalar = double, std::uniform_random_bit_generator G>
+std::vector<Scalar> label_randomizer(const std::vector<Scalar>& labels, const FinitePrior<Scalar>& private_prior,
+                                     double eps2, Index grid_size, G& gen) {
+  const UnbiasedResult<Scalar> r = optimal_unbiased_grid(private_prior, eps2, grid_size);
+  if (!r.optimal())
+    throw std::invalid_argument("the unbiased randomizer LP ended " + optim::to_string(r.status));
+  const UnbiasedRandomizer<Scalar> randomizer(r.mechanism);
+  std::vector<Scalar> out;
+  out.reserve(labels.size());
+  for (Scalar y : labels) out.push_back(randomizer.sample(y, gen));
+  return out;
+}
+
+}  // namespace labeldp
