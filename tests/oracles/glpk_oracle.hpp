@@ -132,4 +132,42 @@ inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp, const
 /// Solves the dense LP with GLPK's simplex (no presolve, messages off).
 inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp) { return solve_with_glpk(lp, GlpkOptions{}); }
 
+/// The optimal-mechanism LP written out explicitly (Ghazi et al. 2023, LP (2)): variables
+/// M[y][o] (index y * n + o) >= 0, k rows sum_o M[y][o] = 1, and k(k-1)n privacy rows
+/// M[y][o] - e^eps M[y'][o] <= 0; cost p_y loss(o, y). An independent formulation of what
+/// labeldp::optimal_mechanism_lp() solves by column generation.
+template <typename Loss>
+SparseLinearProgram explicit_mechanism_lp(const Eigen::VectorXd& values, const Eigen::VectorXd& probs, double eps,
+                                          const Eigen::VectorXd& outputs, const Loss& loss) {
+  const Eigen::Index k = values.size(), n = outputs.size();
+  const double e = std::exp(eps);
+  SparseLinearProgram lp;
+  const Eigen::Index rows = k + k * (k - 1) * n;
+  lp.A.resize(rows, k * n);
+  lp.b = Eigen::VectorXd::Zero(rows);
+  lp.row_types.assign(std::size_t(rows), labeldp::optim::RowType::LessEqual);
+  lp.c.resize(k * n);
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(std::size_t(k * n + 2 * k * (k - 1) * n));
+  for (Eigen::Index y = 0; y < k; ++y) {
+    lp.b[y] = 1;
+    lp.row_types[std::size_t(y)] = labeldp::optim::RowType::Equal;
+    for (Eigen::Index o = 0; o < n; ++o) {
+      t.emplace_back(y, y * n + o, 1.0);
+      lp.c[y * n + o] = probs[y] * loss(outputs[o], values[y]);
+    }
+  }
+  Eigen::Index r = k;
+  for (Eigen::Index o = 0; o < n; ++o)
+    for (Eigen::Index y = 0; y < k; ++y)
+      for (Eigen::Index z = 0; z < k; ++z) {
+        if (z == y) continue;
+        t.emplace_back(r, y * n + o, 1.0);
+        t.emplace_back(r, z * n + o, -e);
+        ++r;
+      }
+  lp.A.setFromTriplets(t.begin(), t.end());
+  return lp;
+}
+
 }  // namespace labeldp::test
