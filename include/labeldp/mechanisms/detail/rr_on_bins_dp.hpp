@@ -1,0 +1,481 @@
+/// \file
+/// Internals of the production RR-on-Bins solver (Ghazi et al., ICLR 2023, Algorithm 2 made
+/// fast): bin-cost models for the built-in losses and for user losses, the 1-D segmentation DP
+/// without bin count, and Dinkelbach's method on the ratio N(Phi) / (d - 1 + e^eps)
+/// (notes: shared/ALGORITHMS.md, Section 1).
+///
+/// Scaling. A bin S costs \f$L(S) = \min_o \sum_y p_y (1 + W [y \in S]) \ell(o, y)\f$ with
+/// \f$W = e^\varepsilon - 1\f$, and the expected loss of the partition is
+/// \f$\sum_S L(S) / (d + W)\f$ (the paper's \f$A[k][d] / (d - 1 + e^\varepsilon)\f$). We use the
+/// weights \f$\alpha p_y + \beta p_y [y \in S]\f$ with \f$(\alpha, \beta) = (1, W)\f$ when
+/// \f$W \le 1\f$ and \f$(1/W, 1)\f$ otherwise, and the denominator \f$\alpha d + \beta\f$: the
+/// same ratio (numerator and denominator are both multiplied by \f$\alpha\f$), but no weight
+/// exceeds 1, so large eps neither overflows nor swamps the in-bin terms.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "labeldp/core/loss.hpp"
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/types.hpp"
+
+namespace labeldp::detail {
+
+/// Weights (alpha, beta) of the scaled bin cost, see the file comment.
+struct RROnBinsScale {
+  double alpha;
+  double beta;
+  static RROnBinsScale from_eps(double eps) {
+    const double w = std::expm1(eps);
+    if (w <= 1) return {1.0, w};
+    return {1.0 / w, 1.0};  // 1/inf = 0 for eps beyond the double range of e^eps
+  }
+};
+
+/// Prefix sums \f$\sum_{j < m} p_j f(y_j)\f$ accumulated in long double and stored in Scalar,
+/// so every stored prefix carries one rounding only (the differences taken by the cost models
+/// then lose at most a few ulps of the prefix magnitude).
+template <typename Scalar, typename F>
+Eigen::Array<Scalar, Eigen::Dynamic, 1> prefix_sums(const FinitePrior<Scalar>& prior, F f) {
+  const Index k = prior.size();
+  Eigen::Array<Scalar, Eigen::Dynamic, 1> s(k + 1);
+  long double acc = 0;
+  s[0] = 0;
+  for (Index j = 0; j < k; ++j) {
+    acc += static_cast<long double>(prior.probability(j)) * static_cast<long double>(f(prior.value(j)));
+    s[j + 1] = static_cast<Scalar>(acc);
+  }
+  return s;
+}
+
+/// Squared loss: the bin's output is the weighted mean, its cost
+/// \f$w_2 - w_1^2 / w_0\f$ from prefix sums of \f$p, p\,y, p\,y^2\f$ (values centered at the prior
+/// mean to keep \f$w_2\f$ and \f$w_1^2/w_0\f$ small). O(1) per bin.
+template <typename Scalar>
+class SquaredBinCost {
+ public:
+  using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+
+  SquaredBinCost(const FinitePrior<Scalar>& prior, RROnBinsScale s) : m_k(prior.size()) {
+    long double mean = 0;
+    for (Index j = 0; j < m_k; ++j)
+      mean += static_cast<long double>(prior.probability(j)) * static_cast<long double>(prior.value(j));
+    m_center = static_cast<Scalar>(mean);
+    const Scalar c = m_center;
+    const Scalar beta = Scalar(s.beta), alpha = Scalar(s.alpha);
+    const Array p0 = prefix_sums(prior, [](Scalar) { return Scalar(1); });
+    const Array p1 = prefix_sums(prior, [c](Scalar y) { return y - c; });
+    const Array p2 = prefix_sums(prior, [c](Scalar y) { return (y - c) * (y - c); });
+    m_t0 = beta * p0;
+    m_t1 = beta * p1;
+    m_t2 = beta * p2;
+    m_a0 = alpha * p0[m_k];
+    m_a1 = alpha * p1[m_k];
+    m_a2 = alpha * p2[m_k];
+    m_alpha = alpha;
+    m_beta = beta;
+    m_p = prior.probabilities().array();
+    m_yc = prior.values().array() - c;
+  }
+
+  Index size() const { return m_k; }
+
+  /// The bin's cost summed directly over its values (O(bin size)): the in-bin part
+  /// \f$\beta \sum_S p (y - o)^2\f$ vanishes for a single value and large eps makes it dominate
+  /// the comparison, where the prefix-sum difference would leave only rounding noise.
+  Scalar accurate_cost(Index a, Index b) const {
+    const Scalar oc = output(a, b) - m_center;
+    Scalar in_bin = 0;
+    for (Index j = a; j < b; ++j) in_bin += m_p[j] * (m_yc[j] - oc) * (m_yc[j] - oc);
+    return m_a2 - 2 * oc * m_a1 + oc * oc * m_a0 + m_beta * in_bin;
+  }
+
+  /// Cost of the bin [a, b) (0-based, half-open).
+  Scalar cost(Index a, Index b) const {
+    const Scalar w0 = m_a0 + (m_t0[b] - m_t0[a]);
+    const Scalar w1 = m_a1 + (m_t1[b] - m_t1[a]);
+    const Scalar w2 = m_a2 + (m_t2[b] - m_t2[a]);
+    return w2 - w1 * w1 / w0;
+  }
+
+  /// Optimal output of the bin [a, b): the weighted mean.
+  Scalar output(Index a, Index b) const {
+    const Scalar w0 = m_a0 + (m_t0[b] - m_t0[a]);
+    const Scalar w1 = m_a1 + (m_t1[b] - m_t1[a]);
+    return m_center + w1 / w0;
+  }
+
+  /// \f$F[i] = \min_{r < i} F[r] + L([r, i)) - c\f$ for i = 1..k, F[0] = 0; `arg[i]` = the best r
+  /// (the smallest on ties). The candidates of one i are evaluated in blocks by Eigen's
+  /// vectorized array expressions; the rewrite \f$F[r] + w_2 - w_1^2/w_0 =
+  /// (A_2 + T_2[i]) + (F[r] - T_2[r]) - w_1^2/w_0\f$ leaves one division per candidate.
+  void dp(Scalar c, std::vector<Scalar>& F, std::vector<Index>& arg) const {
+    constexpr Index kBlock = 512;
+    F.assign(std::size_t(m_k + 1), Scalar(0));
+    arg.assign(std::size_t(m_k + 1), Index(0));
+    Array u(m_k + 1);  // F[r] - T2[r]
+    u[0] = 0;
+    Array buf(kBlock);
+    for (Index i = 1; i <= m_k; ++i) {
+      const Scalar c0 = m_a0 + m_t0[i], c1 = m_a1 + m_t1[i], kk = m_a2 + m_t2[i] - c;
+      Scalar best = std::numeric_limits<Scalar>::infinity();
+      Index best_r = 0;
+      for (Index r0 = 0; r0 < i; r0 += kBlock) {
+        const Index n = std::min(kBlock, i - r0);
+        buf.head(n) = (kk + u.segment(r0, n)) - (c1 - m_t1.segment(r0, n)).square() / (c0 - m_t0.segment(r0, n));
+        const Scalar m = buf.head(n).minCoeff();
+        if (m < best) {
+          best = m;
+          Index j = 0;
+          while (buf[j] != m) ++j;
+          best_r = r0 + j;
+        }
+      }
+      F[std::size_t(i)] = best;
+      arg[std::size_t(i)] = best_r;
+      u[i] = best - m_t2[i];
+    }
+  }
+
+ private:
+  Index m_k;
+  Scalar m_center = 0;
+  Array m_t0, m_t1, m_t2;
+  Scalar m_a0 = 0, m_a1 = 0, m_a2 = 0;
+  Scalar m_alpha = 0, m_beta = 0;
+  Array m_p, m_yc;
+};
+
+/// Poisson log loss \f$o - y \ln o\f$: the bin's output is the weighted mean \f$w_1/w_0\f$ (as for
+/// squared loss) and its cost \f$w_0 o - w_1 \ln o = w_1 (1 - \ln(w_1/w_0))\f$. O(1) per bin.
+/// Requires labels >= 0 and a positive prior mean (a prior concentrated on 0 is handled by the
+/// caller), so that \f$w_1 > 0\f$ for every bin.
+template <typename Scalar>
+class PoissonBinCost {
+ public:
+  using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+
+  PoissonBinCost(const FinitePrior<Scalar>& prior, RROnBinsScale s) : m_k(prior.size()) {
+    const Scalar beta = Scalar(s.beta), alpha = Scalar(s.alpha);
+    const Array p0 = prefix_sums(prior, [](Scalar) { return Scalar(1); });
+    const Array p1 = prefix_sums(prior, [](Scalar y) { return y; });
+    m_t0 = beta * p0;
+    m_t1 = beta * p1;
+    m_a0 = alpha * p0[m_k];
+    m_a1 = alpha * p1[m_k];
+  }
+
+  Index size() const { return m_k; }
+
+  Scalar cost(Index a, Index b) const {
+    const Scalar w0 = m_a0 + (m_t0[b] - m_t0[a]);
+    const Scalar w1 = m_a1 + (m_t1[b] - m_t1[a]);
+    return w1 * (Scalar(1) - std::log(w1 / w0));
+  }
+  /// No cancellation to avoid: the Poisson cost does not vanish on a single value.
+  Scalar accurate_cost(Index a, Index b) const { return cost(a, b); }
+
+  Scalar output(Index a, Index b) const {
+    const Scalar w0 = m_a0 + (m_t0[b] - m_t0[a]);
+    const Scalar w1 = m_a1 + (m_t1[b] - m_t1[a]);
+    return w1 / w0;
+  }
+
+  /// Same DP as SquaredBinCost::dp(), with Eigen's vectorized logarithm.
+  void dp(Scalar c, std::vector<Scalar>& F, std::vector<Index>& arg) const {
+    constexpr Index kBlock = 512;
+    F.assign(std::size_t(m_k + 1), Scalar(0));
+    arg.assign(std::size_t(m_k + 1), Index(0));
+    Array f(m_k + 1);
+    f[0] = 0;
+    Array buf(kBlock), w1(kBlock);
+    for (Index i = 1; i <= m_k; ++i) {
+      const Scalar c0 = m_a0 + m_t0[i], c1 = m_a1 + m_t1[i];
+      Scalar best = std::numeric_limits<Scalar>::infinity();
+      Index best_r = 0;
+      for (Index r0 = 0; r0 < i; r0 += kBlock) {
+        const Index n = std::min(kBlock, i - r0);
+        w1.head(n) = c1 - m_t1.segment(r0, n);
+        buf.head(n) = (f.segment(r0, n) - c) + w1.head(n) * (Scalar(1) - (w1.head(n) / (c0 - m_t0.segment(r0, n))).log());
+        const Scalar m = buf.head(n).minCoeff();
+        if (m < best) {
+          best = m;
+          Index j = 0;
+          while (buf[j] != m) ++j;
+          best_r = r0 + j;
+        }
+      }
+      F[std::size_t(i)] = best;
+      arg[std::size_t(i)] = best_r;
+      f[i] = best;
+    }
+  }
+
+ private:
+  Index m_k;
+  Array m_t0, m_t1;
+  Scalar m_a0 = 0, m_a1 = 0;
+};
+
+/// Absolute loss: the bin's output is the weighted median (the smallest value at which the
+/// cumulative weight reaches half the total, the convention of AbsoluteLoss::minimize), its cost
+/// from prefix sums of \f$p\f$ and \f$p\,y\f$ in O(1) once the median is known. The median of a
+/// bin [r, i) is found by binary search for the first bin of each i and then by a pointer that
+/// only moves left as r decreases (adding weight on the left never moves a weighted median
+/// right; Appendix B of the paper uses the mirror argument), so each DP row costs O(k).
+template <typename Scalar>
+class AbsoluteBinCost {
+ public:
+  using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+
+  AbsoluteBinCost(const FinitePrior<Scalar>& prior, RROnBinsScale s)
+      : m_k(prior.size()), m_alpha(Scalar(s.alpha)), m_beta(Scalar(s.beta)) {
+    long double mean = 0;
+    for (Index j = 0; j < m_k; ++j)
+      mean += static_cast<long double>(prior.probability(j)) * static_cast<long double>(prior.value(j));
+    m_center = static_cast<Scalar>(mean);
+    const Scalar c = m_center;
+    m_p = prefix_sums(prior, [](Scalar) { return Scalar(1); });
+    m_q = prefix_sums(prior, [c](Scalar y) { return y - c; });
+    m_y = prior.values().array() - c;
+    m_prob = prior.probabilities().array();
+  }
+
+  Index size() const { return m_k; }
+
+  Scalar cost(Index a, Index b) const { return cost_at(a, b, median(a, b)); }
+  /// The in-bin part summed directly over the bin's values (see SquaredBinCost::accurate_cost()).
+  Scalar accurate_cost(Index a, Index b) const {
+    const Index m = median(a, b), M = m + 1;
+    const Scalar o = m_y[m];
+    const Scalar global = o * (2 * m_p[M] - m_p[m_k]) - 2 * m_q[M] + m_q[m_k];
+    Scalar in_bin = 0;
+    for (Index j = a; j < b; ++j) in_bin += m_prob[j] * std::abs(m_y[j] - o);
+    return m_alpha * global + m_beta * in_bin;
+  }
+  Scalar output(Index a, Index b) const { return m_center + m_y[median(a, b)]; }
+
+  void dp(Scalar c, std::vector<Scalar>& F, std::vector<Index>& arg) const {
+    F.assign(std::size_t(m_k + 1), Scalar(0));
+    arg.assign(std::size_t(m_k + 1), Index(0));
+    for (Index i = 1; i <= m_k; ++i) {
+      Index m = median(i - 1, i);
+      Scalar best = std::numeric_limits<Scalar>::infinity();
+      Index best_r = 0;
+      const Scalar tail = m_alpha * m_p[m_k] + m_beta * m_p[i];
+      for (Index r = i - 1; r >= 0; --r) {
+        const Scalar t = tail - m_beta * m_p[r];
+        while (m > 0 && 2 * cum(r, i, m - 1) >= t) --m;
+        while (2 * cum(r, i, m) < t && m + 1 < m_k) ++m;  // guards against rounding only
+        const Scalar cand = F[std::size_t(r)] + cost_at(r, i, m);
+        if (cand <= best) {  // r decreases: '<=' keeps the smallest r on ties
+          best = cand;
+          best_r = r;
+        }
+      }
+      F[std::size_t(i)] = best - c;
+      arg[std::size_t(i)] = best_r;
+    }
+  }
+
+ private:
+  // Weight of the values 0..m (inclusive) for the bin [a, b).
+  Scalar cum(Index a, Index b, Index m) const {
+    const Index mc = std::clamp(m + 1, a, b);
+    return m_alpha * m_p[m + 1] + m_beta * (m_p[mc] - m_p[a]);
+  }
+
+  Index median(Index a, Index b) const {
+    const Scalar t = m_alpha * m_p[m_k] + m_beta * (m_p[b] - m_p[a]);
+    Index lo = 0, hi = m_k - 1;  // answer in [lo, hi]
+    while (lo < hi) {
+      const Index mid = lo + (hi - lo) / 2;
+      if (2 * cum(a, b, mid) >= t)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  }
+
+  // Sum of (alpha p + beta p [in bin]) |y_m - y| with prefix sums; M = number of values <= y_m.
+  Scalar cost_at(Index a, Index b, Index m) const {
+    const Index M = m + 1, Mc = std::clamp(M, a, b);
+    const Scalar o = m_y[m];
+    const Scalar global = o * (2 * m_p[M] - m_p[m_k]) - 2 * m_q[M] + m_q[m_k];
+    const Scalar in_bin = o * (2 * m_p[Mc] - m_p[a] - m_p[b]) - 2 * m_q[Mc] + m_q[a] + m_q[b];
+    return m_alpha * global + m_beta * in_bin;
+  }
+
+  Index m_k;
+  Scalar m_alpha, m_beta;
+  Scalar m_center = 0;
+  Array m_p, m_q, m_y, m_prob;
+};
+
+/// Any NoisyLabelLoss: the bin's output is `loss.minimize(values, weights)` over ALL prior values
+/// with weights \f$\alpha p_y + \beta p_y [y \in S]\f$ (the paper's \f$p_y e^{\varepsilon [y \in S]}\f$
+/// up to the common factor), its cost the weighted loss at that output: O(k) per bin, O(k^3)
+/// per DP. The k(k+1)/2 bin costs are cached when k <= kCacheLimit (about 16 MB), so the
+/// Dinkelbach iterations after the first cost O(k^2).
+template <typename Scalar, typename Loss>
+class GenericBinCost {
+ public:
+  static constexpr Index kCacheLimit = 2000;
+
+  GenericBinCost(const FinitePrior<Scalar>& prior, RROnBinsScale s, const Loss& loss)
+      : m_prior(&prior), m_loss(&loss), m_alpha(Scalar(s.alpha)), m_beta(Scalar(s.beta)), m_k(prior.size()) {
+    m_values.assign(prior.values().data(), prior.values().data() + m_k);
+    m_weights.resize(std::size_t(m_k));
+    if (m_k <= kCacheLimit) {
+      m_cache.resize(std::size_t(m_k * (m_k + 1) / 2));
+      for (Index b = 1; b <= m_k; ++b)
+        for (Index a = 0; a < b; ++a) m_cache[slot(a, b)] = evaluate(a, b, nullptr);
+    }
+  }
+
+  Index size() const { return m_k; }
+
+  Scalar cost(Index a, Index b) const { return m_cache.empty() ? evaluate(a, b, nullptr) : m_cache[slot(a, b)]; }
+  Scalar accurate_cost(Index a, Index b) const { return cost(a, b); }
+
+  Scalar output(Index a, Index b) const {
+    Scalar o = 0;
+    evaluate(a, b, &o);
+    return o;
+  }
+
+  void dp(Scalar c, std::vector<Scalar>& F, std::vector<Index>& arg) const {
+    F.assign(std::size_t(m_k + 1), Scalar(0));
+    arg.assign(std::size_t(m_k + 1), Index(0));
+    for (Index i = 1; i <= m_k; ++i) {
+      Scalar best = std::numeric_limits<Scalar>::infinity();
+      Index best_r = 0;
+      for (Index r = 0; r < i; ++r) {
+        const Scalar cand = F[std::size_t(r)] + cost(r, i);
+        if (cand < best) {
+          best = cand;
+          best_r = r;
+        }
+      }
+      F[std::size_t(i)] = best - c;
+      arg[std::size_t(i)] = best_r;
+    }
+  }
+
+ private:
+  std::size_t slot(Index a, Index b) const { return std::size_t((b - 1) * b / 2 + a); }
+
+  Scalar evaluate(Index a, Index b, Scalar* out) const {
+    for (Index j = 0; j < m_k; ++j)
+      m_weights[std::size_t(j)] = m_prior->probability(j) * (m_alpha + (j >= a && j < b ? m_beta : Scalar(0)));
+    const std::span<const Scalar> v(m_values), w(m_weights);
+    const Scalar o = static_cast<Scalar>(m_loss->minimize(v, w));
+    if (out) *out = o;
+    Scalar total = 0;
+    for (Index j = 0; j < m_k; ++j)
+      if (m_weights[std::size_t(j)] > 0) total += m_weights[std::size_t(j)] * static_cast<Scalar>((*m_loss)(o, m_values[std::size_t(j)]));
+    return total;
+  }
+
+  const FinitePrior<Scalar>* m_prior;
+  const Loss* m_loss;
+  Scalar m_alpha, m_beta;
+  Index m_k;
+  std::vector<Scalar> m_values;
+  mutable std::vector<Scalar> m_weights;
+  std::vector<Scalar> m_cache;
+};
+
+/// Outcome of Dinkelbach's method on a cost model.
+template <typename Scalar>
+struct DinkelbachOutcome {
+  std::vector<Index> ends;  ///< bin j is [ends[j-1], ends[j]) with ends[-1] = 0; ends.back() = k
+  Scalar ratio = 0;         ///< expected loss of the partition with per-bin optimal outputs
+  int iterations = 0;       ///< segmentation DPs solved
+  bool converged = false;   ///< false only when max_iterations was reached
+};
+
+/// N(x) / (alpha d + beta) of a partition, from the models' accurate bin costs (O(k) in all).
+template <typename Scalar, typename Model>
+Scalar partition_ratio(const Model& model, const std::vector<Index>& ends, RROnBinsScale s) {
+  Scalar n = 0;
+  Index a = 0;
+  for (Index b : ends) {
+    n += model.accurate_cost(a, b);
+    a = b;
+  }
+  return n / (Scalar(s.alpha) * Scalar(ends.size()) + Scalar(s.beta));
+}
+
+/// Dinkelbach's method for \f$\min_x N(x)/D(x)\f$ over interval partitions x, D(x) = alpha d + beta
+/// > 0: given the ratio lambda of the best partition so far, the DP minimizes
+/// \f$N(x) - \lambda D(x) = \sum_{S} (L(S) - \lambda\alpha) - \lambda\beta\f$ exactly; a partition
+/// with a smaller ratio exists iff that minimum is negative, and the DP's partition then has a
+/// ratio below lambda. Finitely many partitions, strictly decreasing ratios: the loop ends at
+/// the optimum. It starts from the better of one bin and all singletons.
+template <typename Scalar, typename Model>
+DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int max_iterations = 100) {
+  const Index k = model.size();
+  DinkelbachOutcome<Scalar> out;
+  std::vector<Index> one{k}, singletons(static_cast<std::size_t>(k));
+  for (Index j = 0; j < k; ++j) singletons[std::size_t(j)] = j + 1;
+  const Scalar r1 = partition_ratio<Scalar>(model, one, s);
+  const Scalar rk = partition_ratio<Scalar>(model, singletons, s);
+  out.ends = r1 <= rk ? one : singletons;
+  out.ratio = std::min(r1, rk);
+  std::vector<Scalar> F;
+  std::vector<Index> arg;
+  std::vector<Index> ends;
+  while (out.iterations < max_iterations) {
+    ++out.iterations;
+    model.dp(out.ratio * Scalar(s.alpha), F, arg);
+    ends.clear();
+    for (Index i = k; i > 0; i = arg[std::size_t(i)]) ends.push_back(i);
+    std::reverse(ends.begin(), ends.end());
+    const Scalar r = partition_ratio<Scalar>(model, ends, s);
+    // Improvements below a few ulps of lambda are rounding noise, not a better partition.
+    const Scalar tol = 8 * std::numeric_limits<Scalar>::epsilon() * std::abs(out.ratio);
+    if (!(r < out.ratio - tol)) {
+      out.converged = true;
+      return out;
+    }
+    out.ratio = r;
+    out.ends = ends;
+  }
+  return out;
+}
+
+/// Outputs of the bins of a partition, in bin order, made non-decreasing. Per-bin optimal
+/// outputs of an optimal partition are already sorted except in ties that involve bins of zero
+/// prior mass (whose output is the prior's unconditional optimum); for losses with
+/// \f$\partial^2 \ell / \partial o \partial y \le 0\f$ (squared, absolute, Poisson) reassigning
+/// the same outputs in sorted order never increases the loss, so sorting keeps the optimum.
+template <typename Scalar, typename Model>
+Vector<Scalar> monotone_phi(const Model& model, const std::vector<Index>& ends) {
+  std::vector<Scalar> outs;
+  outs.reserve(ends.size());
+  Index a = 0;
+  for (Index b : ends) {
+    outs.push_back(model.output(a, b));
+    a = b;
+  }
+  std::sort(outs.begin(), outs.end());
+  Vector<Scalar> phi(model.size());
+  a = 0;
+  for (std::size_t j = 0; j < ends.size(); ++j) {
+    for (Index i = a; i < ends[j]; ++i) phi[i] = outs[j];
+    a = ends[j];
+  }
+  return phi;
+}
+
+}  // namespace labeldp::detail

@@ -1,0 +1,306 @@
+/// \file
+/// RR-on-Bins (Ghazi, Kamath, Kumar, Leeman, Manurangsi, Varadarajan, Zhang: "Regression with
+/// Label Differential Privacy", ICLR 2023): randomized response on the bin of the label
+/// (Algorithm 1) and the optimal bins for a known prior (Algorithm 2, computed exactly by
+/// Dinkelbach's method; notes in shared/ALGORITHMS.md, Section 1).
+#pragma once
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "labeldp/core/loss.hpp"
+#include "labeldp/core/mechanism.hpp"
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/random.hpp"
+#include "labeldp/core/sampling.hpp"
+#include "labeldp/core/types.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/rr_on_bins_dp.hpp"
+
+namespace labeldp {
+
+/// RR-on-Bins\f$^\Phi_\varepsilon\f$ (Ghazi et al. 2023, Algorithm 1): a non-decreasing map
+/// \f$\Phi\f$ sends the k label values to d distinct outputs \f$\hat y_1 < \dots < \hat y_d\f$; the
+/// mechanism reports \f$\Phi(y)\f$ with probability \f$e^\varepsilon/(e^\varepsilon + d - 1)\f$
+/// and every other output with probability \f$1/(e^\varepsilon + d - 1)\f$. It is eps-DP
+/// (randomized response on d values), and by Theorem 5 of the paper the best \f$\Phi\f$ for a
+/// prior (optimal_rr_on_bins()) is optimal among ALL eps-DP mechanisms for losses satisfying
+/// Assumption 4.
+///
+/// Sampling is exact: with \f$q = W/(W + d)\f$, \f$W = e^\varepsilon - 1\f$, the sampler returns
+/// \f$\Phi(y)\f$ when an exact Bernoulli(q) succeeds (core bernoulli(), which compares random bits
+/// with the binary expansion of the double q) and otherwise an exactly uniform output among all
+/// d (core uniform_below()). It realizes \f$\Pr[\Phi(y)] = q + (1-q)/d\f$ and \f$(1-q)/d\f$
+/// elsewhere, whose ratio is \f$1 + q d / (1 - q)\f$; q is the double nearest below \f$W/(W+d)\f$
+/// for which that ratio is at most \f$e^\varepsilon\f$ (checked in long double with a margin), so
+/// the realized mechanism is never less private than requested — by at most a few ulps more
+/// private, and for eps above about \f$37 + \ln d\f$, where q would round to 1, it realizes the
+/// largest privacy level a double q below 1 allows. realized_probabilities() returns that matrix
+/// for audits; mechanism() returns the exact matrix of Algorithm 1.
+///
+/// \tparam Scalar floating-point type of labels and outputs.
+///
+/// \code{.cpp}
+/// auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+/// auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);      // squared loss
+/// labeldp::SecureRandom gen;
+/// double noisy = rr.sample(2.0, gen);                      // 0.396... or 0.720...
+/// double loss = rr.expected_loss(prior);
+/// \endcode
+template <typename Scalar = double>
+class RROnBins {
+ public:
+  /// \param inputs strictly increasing finite label values \f$y_1 < \dots < y_k\f$ (k >= 1).
+  /// \param phi    \f$\Phi(y_i)\f$ for each input: finite and non-decreasing. Its distinct values
+  ///               become outputs().
+  /// \param eps    privacy parameter, finite and > 0.
+  /// \throws std::invalid_argument naming the parameter, the rule and the value, for a bad eps,
+  ///         an empty `inputs`, a size mismatch, a non-finite or non-increasing input, or a
+  ///         non-finite or decreasing phi.
+  RROnBins(Vector<Scalar> inputs, Vector<Scalar> phi, double eps)
+      : m_eps(eps), m_inputs(std::move(inputs)) {
+    validate_epsilon(eps);
+    const Index k = m_inputs.size();
+    if (k == 0) throw std::invalid_argument("'inputs' must not be empty, got 0 values");
+    if (phi.size() != k)
+      throw std::invalid_argument("'phi' must have one entry per input (" + std::to_string(k) + "), got " +
+                                  std::to_string(phi.size()));
+    for (Index i = 0; i < k; ++i) {
+      if (!std::isfinite(double(m_inputs[i]))) detail::fail_parameter("inputs", "must be finite", double(m_inputs[i]));
+      if (i > 0 && !(m_inputs[i] > m_inputs[i - 1]))
+        detail::fail_parameter("inputs",
+                               "must be strictly increasing (entry " + std::to_string(i) + " follows " +
+                                   detail::format_number(double(m_inputs[i - 1])) + ")",
+                               double(m_inputs[i]));
+      if (!std::isfinite(double(phi[i]))) detail::fail_parameter("phi", "must be finite", double(phi[i]));
+      if (i > 0 && phi[i] < phi[i - 1])
+        detail::fail_parameter("phi",
+                               "must be non-decreasing (entry " + std::to_string(i) + " follows " +
+                                   detail::format_number(double(phi[i - 1])) + ")",
+                               double(phi[i]));
+    }
+    m_bin.resize(std::size_t(k));
+    std::vector<Scalar> outs;
+    for (Index i = 0; i < k; ++i) {
+      if (outs.empty() || phi[i] != outs.back()) outs.push_back(phi[i]);
+      m_bin[std::size_t(i)] = Index(outs.size()) - 1;
+    }
+    m_outputs = Eigen::Map<const Vector<Scalar>>(outs.data(), Index(outs.size()));
+    m_keep = keep_probability_for(eps, num_outputs());
+  }
+
+  /// The privacy parameter eps.
+  double eps() const { return m_eps; }
+  /// Input label values, strictly increasing (k of them).
+  const Vector<Scalar>& inputs() const { return m_inputs; }
+  /// Distinct values of \f$\Phi\f$, strictly increasing (d of them).
+  const Vector<Scalar>& outputs() const { return m_outputs; }
+  /// Number of inputs k.
+  Index num_inputs() const { return m_inputs.size(); }
+  /// Number of outputs d.
+  Index num_outputs() const { return m_outputs.size(); }
+  /// Index into outputs() of \f$\Phi(y_i)\f$ for input index i (no range check).
+  Index bin_of(Index input_index) const { return m_bin[std::size_t(input_index)]; }
+  /// \f$\Phi(y_i)\f$ for input index i (no range check).
+  Scalar phi(Index input_index) const { return m_outputs[bin_of(input_index)]; }
+
+  /// Index of input value `y` (binary search).
+  /// \throws std::invalid_argument when `y` is not an input value.
+  Index input_index(Scalar y) const {
+    const Scalar* first = m_inputs.data();
+    const Scalar* last = first + m_inputs.size();
+    const Scalar* it = std::lower_bound(first, last, y);
+    if (it == last || *it != y) detail::fail_parameter("y", "must be one of the mechanism's input values", double(y));
+    return Index(it - first);
+  }
+
+  /// Probability \f$e^\varepsilon/(e^\varepsilon + d - 1)\f$ of reporting the label's own bin
+  /// (Algorithm 1), computed as \f$1/(1 + (d-1)e^{-\varepsilon})\f$ so large eps does not overflow.
+  double own_bin_probability() const {
+    const double d = double(num_outputs());
+    return 1.0 / (1.0 + (d - 1) * std::exp(-m_eps));
+  }
+  /// Probability \f$1/(e^\varepsilon + d - 1)\f$ of each other output (0 when d = 1).
+  double other_bin_probability() const {
+    const double d = double(num_outputs());
+    if (d == 1) return 0.0;
+    return std::exp(-m_eps) / (1.0 + (d - 1) * std::exp(-m_eps));
+  }
+
+  /// The exact k x d probability matrix of Algorithm 1: own_bin_probability() on
+  /// \f$\Phi(y)\f$'s column, other_bin_probability() elsewhere.
+  FiniteMechanism<Scalar> mechanism() const {
+    const Index k = num_inputs(), d = num_outputs();
+    Matrix<Scalar> p = Matrix<Scalar>::Constant(k, d, Scalar(other_bin_probability()));
+    for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = Scalar(own_bin_probability());
+    return FiniteMechanism<Scalar>(m_inputs, m_outputs, std::move(p));
+  }
+
+  /// The probability q with which the sampler keeps \f$\Phi(y)\f$ before falling back to a
+  /// uniform output (see the class comment); 1 when d = 1.
+  double keep_probability() const { return m_keep; }
+
+  /// The k x d matrix the sampler realizes exactly: \f$q + (1-q)/d\f$ on \f$\Phi(y)\f$'s column,
+  /// \f$(1-q)/d\f$ elsewhere (computed in long double, rounded to Scalar). Audit this one to
+  /// certify the samples themselves.
+  Matrix<Scalar> realized_probabilities() const {
+    const Index k = num_inputs(), d = num_outputs();
+    const long double q = m_keep, other = (1.0L - q) / static_cast<long double>(d);
+    Matrix<Scalar> p = Matrix<Scalar>::Constant(k, d, static_cast<Scalar>(other));
+    for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = static_cast<Scalar>(q + other);
+    return p;
+  }
+
+  /// Index into outputs() of a noisy label for input index i, drawn exactly.
+  /// \throws std::invalid_argument when `input_index` is not in [0, k).
+  template <std::uniform_random_bit_generator G>
+  Index sample_index(Index input_index, G& gen) const {
+    if (input_index < 0 || input_index >= num_inputs())
+      detail::fail_parameter("input_index", "must be in [0, " + std::to_string(num_inputs()) + ")",
+                             double(input_index));
+    return sample_bin(m_bin[std::size_t(input_index)], gen);
+  }
+
+  /// A noisy label for the true label `y`, which must be an input value.
+  /// \throws std::invalid_argument when `y` is not an input value.
+  template <std::uniform_random_bit_generator G>
+  Scalar sample(Scalar y, G& gen) const {
+    return m_outputs[sample_bin(m_bin[std::size_t(input_index(y))], gen)];
+  }
+
+  /// Exact expected noisy-label loss \f$\sum_i p_i E[\ell(M(y_i), y_i)]\f$ of Algorithm 1's
+  /// probabilities, O(kd). Values of probability 0 are skipped (their loss may be infinite, e.g.
+  /// Poisson log loss at a label > 0 and output 0).
+  /// \throws std::invalid_argument when the prior's values differ from inputs().
+  template <typename Loss = SquaredLoss<Scalar>>
+    requires NoisyLabelLoss<Loss, Scalar>
+  Scalar expected_loss(const FinitePrior<Scalar>& prior, const Loss& loss = {}) const {
+    if (prior.size() != num_inputs() || prior.values() != m_inputs)
+      throw std::invalid_argument("'prior' must have exactly the mechanism's input values (" +
+                                  std::to_string(num_inputs()) + " of them), got " + std::to_string(prior.size()) +
+                                  " values that differ");
+    const Scalar own = Scalar(own_bin_probability()), other = Scalar(other_bin_probability());
+    Scalar total = 0;
+    for (Index i = 0; i < num_inputs(); ++i) {
+      if (!(prior.probability(i) > 0)) continue;
+      const Scalar y = m_inputs[i];
+      Scalar s = own * Scalar(loss(m_outputs[bin_of(i)], y));
+      if (other > 0)
+        for (Index j = 0; j < num_outputs(); ++j)
+          if (j != bin_of(i)) s += other * Scalar(loss(m_outputs[j], y));
+      total += prior.probability(i) * s;
+    }
+    return total;
+  }
+
+ private:
+  template <std::uniform_random_bit_generator G>
+  Index sample_bin(Index bin, G& gen) const {
+    if (m_outputs.size() == 1) return 0;
+    if (bernoulli(m_keep, gen)) return bin;
+    return Index(uniform_below(std::uint64_t(m_outputs.size()), gen));
+  }
+
+  // Largest double q < 1 at or below W/(W+d) with realized ratio 1 + q d/(1-q) <= e^eps - the
+  // check runs in long double with a margin of 16 long-double ulps, far above its rounding.
+  static double keep_probability_for(double eps, Index d) {
+    if (d <= 1) return 1.0;
+    const long double w = std::expm1(static_cast<long double>(eps));
+    const long double dd = static_cast<long double>(d);
+    double q = std::isinf(w) ? 1.0 : static_cast<double>(w / (w + dd));
+    const long double bound = w * (1.0L - 16 * LDBL_EPSILON);
+    auto too_private_loss = [&](double x) {
+      return x >= 1.0 || static_cast<long double>(x) * dd / (1.0L - static_cast<long double>(x)) > bound;
+    };
+    while (q > 0 && too_private_loss(q)) q = std::nextafter(q, 0.0);
+    return q;
+  }
+
+  double m_eps;
+  Vector<Scalar> m_inputs;
+  Vector<Scalar> m_outputs;
+  std::vector<Index> m_bin;
+  double m_keep = 1.0;
+};
+
+/// Status of the optimal-bins solver (a value, not an exception).
+enum class RROnBinsStatus {
+  Optimal,        ///< Dinkelbach's method stopped: no partition has a smaller expected loss
+  IterationLimit  ///< the iteration cap was reached; the mechanism is the best one found
+};
+
+/// Result of solve_rr_on_bins().
+template <typename Scalar = double>
+struct RROnBinsSolution {
+  RROnBins<Scalar> mechanism;  ///< the optimal RR-on-Bins
+  Scalar expected_loss;        ///< the optimum \f$\min_\Phi A[k][d]/(d - 1 + e^\varepsilon)\f$ as computed by the solver
+  int iterations;              ///< segmentation DPs solved by Dinkelbach's method
+  RROnBinsStatus status;       ///< Optimal unless the iteration cap was hit
+};
+
+/// The optimal RR-on-Bins for `prior` (Ghazi et al. 2023, Algorithm 2, same optimum), with the
+/// solver's details. Exact up to floating-point rounding.
+///
+/// Method: the expected loss of a partition of the sorted values into d intervals with per-bin
+/// optimal outputs is the ratio \f$N/(d + W)\f$, \f$N = \sum_S L(S)\f$,
+/// \f$L(S) = \min_o \sum_y p_y (1 + W[y \in S]) \ell(o, y)\f$, \f$W = e^\varepsilon - 1\f$ (the
+/// paper's \f$L[r][i]\f$ and \f$A[k][d]/(d - 1 + e^\varepsilon)\f$). Dinkelbach's method
+/// minimizes it by solving \f$\min (N - \lambda(d + W))\f$, a 1-D segmentation DP without the
+/// bin count (O(k) memory, O(k^2) time), and updating \f$\lambda\f$ to the ratio of the DP's
+/// partition until it stops improving (typically 2-5 DPs). Bin costs: O(1) from prefix sums for
+/// squared and Poisson log loss; O(1) amortized for absolute loss (weighted median tracked by a
+/// moving pointer); any other NoisyLabelLoss calls `loss.minimize` on all prior values with the
+/// bin's weights (O(k) per bin). The cost is not Monge, so no SMAWK/Knuth-Yao speed-up is used
+/// (they are not exact here).
+///
+/// \tparam Loss a NoisyLabelLoss satisfying Assumption 4 of the paper.
+/// \throws std::invalid_argument for a bad eps, or a prior value the loss rejects
+///         (`loss.validate_label`, e.g. a negative label with Poisson log loss).
+template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
+  requires NoisyLabelLoss<Loss, Scalar>
+RROnBinsSolution<Scalar> solve_rr_on_bins(const FinitePrior<Scalar>& prior, double eps, const Loss& loss = {}) {
+  validate_epsilon(eps);
+  for (Index i = 0; i < prior.size(); ++i) loss.validate_label(prior.value(i));
+  const auto scale = detail::RROnBinsScale::from_eps(eps);
+  auto finish = [&](const auto& model) {
+    const auto out = detail::dinkelbach<Scalar>(model, scale);
+    return RROnBinsSolution<Scalar>{RROnBins<Scalar>(prior.values(), detail::monotone_phi<Scalar>(model, out.ends), eps),
+                                    out.ratio, out.iterations,
+                                    out.converged ? RROnBinsStatus::Optimal : RROnBinsStatus::IterationLimit};
+  };
+  if constexpr (std::is_same_v<Loss, SquaredLoss<Scalar>>) {
+    return finish(detail::SquaredBinCost<Scalar>(prior, scale));
+  } else if constexpr (std::is_same_v<Loss, AbsoluteLoss<Scalar>>) {
+    return finish(detail::AbsoluteBinCost<Scalar>(prior, scale));
+  } else if constexpr (std::is_same_v<Loss, PoissonLogLoss<Scalar>>) {
+    // All mass on label 0: the constant output 0 has loss 0 (and w1 = 0 would break the O(1) cost).
+    Scalar mean = 0;
+    for (Index i = 0; i < prior.size(); ++i) mean += prior.probability(i) * prior.value(i);
+    if (!(mean > 0))
+      return RROnBinsSolution<Scalar>{RROnBins<Scalar>(prior.values(), Vector<Scalar>::Zero(prior.size()), eps),
+                                      Scalar(0), 0, RROnBinsStatus::Optimal};
+    return finish(detail::PoissonBinCost<Scalar>(prior, scale));
+  } else {
+    return finish(detail::GenericBinCost<Scalar, Loss>(prior, scale, loss));
+  }
+}
+
+/// Optimal RR-on-Bins for the prior (Ghazi et al. 2023, Algorithm 2; see solve_rr_on_bins()
+/// for the method).
+/// \throws std::invalid_argument for a bad eps or a label the loss rejects.
+template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
+  requires NoisyLabelLoss<Loss, Scalar>
+RROnBins<Scalar> optimal_rr_on_bins(const FinitePrior<Scalar>& prior, double eps, const Loss& loss = {}) {
+  return solve_rr_on_bins<Scalar, Loss>(prior, eps, loss).mechanism;
+}
+
+}  // namespace labeldp
