@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "labeldp/core/prior.hpp"
@@ -53,6 +54,33 @@ struct PrivateHistogram {
   /// The noise ratio actually used, private_histogram_alpha(eps).
   double alpha = 0;
 };
+
+/// The post-processing step of Algorithm 4 (Ghazi et al. 2023): clip the noisy counts at 0 and
+/// normalize, over the whole support (values whose count clips to 0 keep probability 0). When
+/// every noisy count is <= 0 the normalization is undefined and the uniform prior over the
+/// support is returned instead (`*uniform_fallback` set to true when given). It reads nothing
+/// but the noisy counts and the public support, so its result is as private as the counts.
+/// \param support public support values, finite and strictly increasing.
+/// \param noisy_counts one noisy count per support value.
+/// \throws std::invalid_argument for a size mismatch or a bad support.
+template <typename Scalar>
+FinitePrior<Scalar> prior_from_noisy_counts(const Vector<Scalar>& support, std::span<const std::int64_t> noisy_counts,
+                                            bool* uniform_fallback = nullptr) {
+  if (std::size_t(support.size()) != noisy_counts.size())
+    throw std::invalid_argument("'noisy_counts' has " + std::to_string(noisy_counts.size()) +
+                                " entries but the support has " + std::to_string(support.size()) + " values");
+  const std::vector<Scalar> values(support.data(), support.data() + support.size());
+  std::vector<Scalar> weights(values.size(), Scalar(0));
+  bool any_positive = false;
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    if (noisy_counts[i] > 0) {
+      weights[i] = Scalar(noisy_counts[i]);
+      any_positive = true;
+    }
+  if (!any_positive) std::fill(weights.begin(), weights.end(), Scalar(1));
+  if (uniform_fallback) *uniform_fallback = !any_positive;
+  return FinitePrior<Scalar>::from_weights(values, weights);
+}
 
 /// Algorithm 4 of Ghazi et al. (2023) on precomputed counts: adds independent two-sided
 /// geometric noise \f$Z_y\f$, \f$\Pr[Z_y = z] \propto \alpha^{|z|}\f$ with
@@ -104,23 +132,14 @@ PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::s
                                {}, false, eps, private_histogram_alpha(eps)};
   const double alpha = out.alpha;
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max() / 2;
-  std::vector<Scalar> weights(counts.size());
-  bool any_positive = false;
   out.noisy_counts.resize(counts.size());
   for (std::size_t i = 0; i < counts.size(); ++i) {
     const std::int64_t z = two_sided_geometric(alpha, gen);
     // Counts and noise are far below 2^62 in practice; saturate rather than overflow.
     const std::int64_t h = std::min(counts[i], kMax);
-    const std::int64_t noisy = (z > 0 ? std::min(z, kMax) : std::max(z, -kMax)) + h;
-    out.noisy_counts[i] = noisy;
-    weights[i] = noisy > 0 ? Scalar(noisy) : Scalar(0);
-    any_positive = any_positive || noisy > 0;
+    out.noisy_counts[i] = (z > 0 ? std::min(z, kMax) : std::max(z, -kMax)) + h;
   }
-  if (any_positive) {
-    out.prior = FinitePrior<Scalar>::from_weights(values, weights);
-  } else {
-    out.uniform_fallback = true;  // `out.prior` already is the uniform prior over the support
-  }
+  out.prior = prior_from_noisy_counts(support, std::span<const std::int64_t>(out.noisy_counts), &out.uniform_fallback);
   return out;
 }
 
@@ -128,7 +147,8 @@ PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::s
 /// \param support sorted increasing distinct values.
 /// \throws std::invalid_argument naming the first label that is not a support value.
 template <typename Scalar>
-std::vector<std::int64_t> histogram_counts(const Vector<Scalar>& support, std::span<const Scalar> labels) {
+std::vector<std::int64_t> histogram_counts(const Vector<Scalar>& support,
+                                           std::type_identity_t<std::span<const Scalar>> labels) {
   std::vector<std::int64_t> counts(std::size_t(support.size()), 0);
   const Scalar* first = support.data();
   const Scalar* last = first + support.size();
@@ -147,11 +167,12 @@ std::vector<std::int64_t> histogram_counts(const Vector<Scalar>& support, std::s
 /// \param support public, sorted increasing distinct values.
 /// \throws std::invalid_argument as histogram_counts() and private_histogram().
 template <typename Scalar, std::uniform_random_bit_generator G>
-PrivateHistogram<Scalar> private_histogram_of_labels(const Vector<Scalar>& support, std::span<const Scalar> labels,
-                                                     double eps, G& gen) {
+PrivateHistogram<Scalar> private_histogram_of_labels(const Vector<Scalar>& support,
+                                                     std::type_identity_t<std::span<const Scalar>> labels, double eps,
+                                                     G& gen) {
   validate_epsilon(eps);
   const auto counts = histogram_counts(support, labels);
-  return private_histogram(support, std::span<const std::int64_t>(counts), eps, gen);
+  return private_histogram(support, counts, eps, gen);
 }
 
 /// Exact probability mass \f$\Pr[Z = z] = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}\f$ of the

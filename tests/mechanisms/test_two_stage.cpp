@@ -1,0 +1,278 @@
+// Tests of labeldp/mechanisms/two_stage.hpp (Algorithm 3 of Ghazi et al. 2023): an exact privacy
+// audit of the whole algorithm (histogram and noisy label jointly) at neighbouring data sets,
+// exact audits of stage 2, the utility inequalities of Theorem 7's proof checked on every draw,
+// the sampler against its exact probabilities (chi-square), and validation.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include <labeldp/core/audit.hpp>
+#include <labeldp/core/random.hpp>
+#include <labeldp/io/csv.hpp>
+#include <labeldp/mechanisms/two_stage.hpp>
+
+#include "oracles/statistics.hpp"
+
+using Catch::Matchers::Contains;
+using labeldp::BudgetSplit;
+using labeldp::Discretizer;
+using labeldp::FinitePrior;
+using labeldp::Index;
+using labeldp::SeededRandom;
+using labeldp::TwoStageRandomizer;
+using labeldp::Vector;
+using Counts = std::vector<std::int64_t>;
+
+namespace {
+
+Vector<double> vec(std::initializer_list<double> v) {
+  Vector<double> s(Index(v.size()));
+  Index i = 0;
+  for (double x : v) s[i++] = x;
+  return s;
+}
+
+double pmf(std::int64_t z, double a) { return (1 - a) / (1 + a) * std::pow(a, double(z < 0 ? -z : z)); }
+// Probability that max(h + Z, 0) == c.
+double clipped_prob(std::int64_t c, std::int64_t h, double a) {
+  return c == 0 ? std::pow(a, double(h)) / (1 + a) : pmf(c - h, a);
+}
+
+std::vector<double> cps_wages() {
+  namespace fs = std::filesystem;
+  return labeldp::io::read_column_csv(
+      (fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/data/cps1988.csv").string(), "wage");
+}
+
+}  // namespace
+
+TEST_CASE("two-stage: the whole of Algorithm 3 is (eps1 + eps2)-DP (exact audit)", "[two_stage]") {
+  // n = 3 labels on the public support {0, 1, 5}. Neighbouring data sets differ in one label
+  // (value a in D, b in D'). The output is (clipped noisy counts c, noisy label of the changed
+  // label); the other labels' noisy labels have the same distribution given c under D and D',
+  // so they cancel. For every c in a window and every output o:
+  //   P[c, o | D] / P[c, o | D'] = P[c | h] M_c(o | a) / (P[c | h'] M_c(o | b)) <= e^(eps1 + eps2),
+  // where M_c is the mechanism the library builds from c (stage 2 is a function of c only).
+  const auto support = vec({0, 1, 5});
+  const double eps1 = 0.4, eps2 = 0.9;
+  const double a = labeldp::private_histogram_alpha(eps1);
+  const std::int64_t W = 9;
+  std::vector<std::vector<double>> mech_cache;  // per c: 3 x d matrix flattened, and realized
+  std::vector<std::vector<double>> realized_cache;
+  std::vector<Index> bins;
+  std::vector<Counts> cs;
+  for (std::int64_t c0 = 0; c0 <= W; ++c0)
+    for (std::int64_t c1 = 0; c1 <= W; ++c1)
+      for (std::int64_t c2 = 0; c2 <= W; ++c2) {
+        const Counts c = {c0, c1, c2};
+        labeldp::PrivateHistogram<double> hist{
+            labeldp::prior_from_noisy_counts(support, std::span<const std::int64_t>(c)), c, false, eps1, a};
+        const auto r = TwoStageRandomizer<>::from_histogram(hist, eps2);
+        const auto m = r.rr_on_bins().mechanism();
+        const auto realized = r.rr_on_bins().realized_probabilities();
+        REQUIRE(labeldp::audit_epsilon(m) <= eps2 + 1e-12);
+        REQUIRE(labeldp::audit_epsilon(realized) <= eps2 + 1e-12);
+        std::vector<double> p(m.probabilities().data(), m.probabilities().data() + m.probabilities().size());
+        std::vector<double> q(realized.data(), realized.data() + realized.size());
+        mech_cache.push_back(p);
+        realized_cache.push_back(q);
+        bins.push_back(m.num_outputs());
+        cs.push_back(c);
+      }
+  CHECK(*std::max_element(bins.begin(), bins.end()) >= 2);  // the window reaches non-trivial bins
+  std::vector<Counts> datasets;  // counts of n = 3 labels
+  for (int x = 0; x <= 3; ++x)
+    for (int y = 0; x + y <= 3; ++y) datasets.push_back({x, y, 3 - x - y});
+  double worst = 0, worst_realized = 0;
+  for (const auto& h : datasets)
+    for (const auto& g : datasets)
+      for (Index from = 0; from < 3; ++from)
+        for (Index to = 0; to < 3; ++to) {
+          // g = h with one label moved from `from` to `to`.
+          Counts moved = h;
+          if (from == to || moved[std::size_t(from)] == 0) continue;
+          --moved[std::size_t(from)];
+          ++moved[std::size_t(to)];
+          if (moved != g) continue;
+          for (std::size_t t = 0; t < cs.size(); ++t) {
+            double pc = 1, qc = 1;
+            for (std::size_t i = 0; i < 3; ++i) {
+              pc *= clipped_prob(cs[t][i], h[i], a);
+              qc *= clipped_prob(cs[t][i], g[i], a);
+            }
+            const Index d = bins[t];
+            for (Index o = 0; o < d; ++o) {
+              const double po = mech_cache[t][std::size_t(from * d + o)], qo = mech_cache[t][std::size_t(to * d + o)];
+              worst = std::max(worst, std::log(pc * po) - std::log(qc * qo));
+              const double pr = realized_cache[t][std::size_t(from * d + o)];
+              const double qr = realized_cache[t][std::size_t(to * d + o)];
+              worst_realized = std::max(worst_realized, std::log(pc * pr) - std::log(qc * qr));
+            }
+          }
+        }
+  INFO("worst = " << worst << " realized = " << worst_realized << " bound = " << eps1 + eps2);
+  CHECK(worst <= eps1 + eps2 + 1e-9);
+  CHECK(worst_realized <= eps1 + eps2 + 1e-9);
+  CHECK(worst >= eps1 + eps2 - 0.05);  // the composition bound is nearly attained: no slack hidden
+}
+
+TEST_CASE("two-stage: Theorem 7's inequalities hold on every draw", "[two_stage]") {
+  // With P the empirical prior and P^ the private one, M^ optimal for P^ at eps2:
+  //   L(M*_eps; P) <= L(M^; P) <= L(M*_eps2; P) + 2 B ||P - P^||_1,
+  // (Theorem 5 for the left, optimality of M^ for P^ and |L(M; P) - L(M; P^)| <= B ||P - P^||_1
+  // for the right), B = the largest loss on the support.
+  const auto wages = cps_wages();
+  const auto disc = Discretizer<>::grid(0.0, 5000.0, 100.0);
+  Counts counts(std::size_t(disc.size()), 0);
+  for (double w : wages) ++counts[std::size_t(disc.index(w))];
+  std::vector<double> values(disc.support().data(), disc.support().data() + disc.size());
+  std::vector<double> weights(counts.begin(), counts.end());
+  const auto truth = FinitePrior<>::from_counts(values, weights);
+  const double B = 5000.0 * 5000.0;
+  SeededRandom gen(77);
+  for (double eps : {0.1, 1.0, 4.0}) {
+    const auto split = labeldp::theorem7_split(eps, disc.size(), Index(wages.size()));
+    const double best_eps = labeldp::optimal_rr_on_bins(truth, eps).expected_loss(truth);
+    const double best_eps2 = labeldp::optimal_rr_on_bins(truth, split.eps_mechanism).expected_loss(truth);
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto r = TwoStageRandomizer<>::fit(disc.support(), counts, split, gen);
+      const double loss = r.rr_on_bins().expected_loss(truth);
+      const double l1 = (r.private_prior().probabilities() - truth.probabilities()).cwiseAbs().sum();
+      INFO("eps " << eps << " loss " << loss << " best(eps) " << best_eps << " best(eps2) " << best_eps2 << " l1 "
+                  << l1);
+      CHECK(loss >= best_eps * (1 - 1e-12));
+      CHECK(loss <= best_eps2 + 2 * B * l1 + 1e-6);
+      CHECK(l1 < 0.1);  // n = 28155, k = 51: the private prior is close
+    }
+  }
+}
+
+TEST_CASE("two-stage: samples follow the realized probabilities (chi-square)", "[two_stage]") {
+  const auto support = vec({0, 1, 2, 3, 10});
+  const Counts counts = {400, 300, 200, 80, 20};
+  SeededRandom gen(2023);
+  const auto r = TwoStageRandomizer<>::fit(support, counts, BudgetSplit::of(0.5, 2.0), gen);
+  const auto realized = r.rr_on_bins().realized_probabilities();
+  REQUIRE(r.rr_on_bins().num_outputs() >= 2);
+  for (Index i : {Index(0), Index(4)}) {
+    std::vector<long long> observed(std::size_t(r.rr_on_bins().num_outputs()), 0);
+    for (int t = 0; t < 50000; ++t) ++observed[std::size_t(r.sample_index(i, gen))];
+    std::vector<double> probs(observed.size());
+    for (std::size_t j = 0; j < probs.size(); ++j) probs[j] = realized(i, Index(j));
+    const auto fit = labeldp::test::chi_square(observed, probs);
+    INFO("input " << i << " chi2 " << fit.statistic << " p " << fit.p_value);
+    CHECK(fit.p_value > 1e-4);
+  }
+}
+
+TEST_CASE("two-stage: two_stage_privatize on the CPS wages", "[two_stage]") {
+  const auto wages = cps_wages();
+  const auto disc = Discretizer<>::grid(0.0, 5000.0, 50.0);
+  SeededRandom g1(5), g2(5);
+  const auto res = labeldp::two_stage_privatize(disc, std::span<const double>(wages), 1.0, g1);
+  REQUIRE(res.noisy_labels.size() == wages.size());
+  const auto& r = res.randomizer;
+  CHECK(r.eps() == Approx(1.0).epsilon(1e-15));
+  CHECK(r.budget().eps_prior == Approx(std::sqrt(101.0 / 28155.0)).epsilon(1e-15));
+  CHECK(r.support() == disc.support());
+  const auto& outs = r.rr_on_bins().outputs();
+  for (double y : res.noisy_labels) REQUIRE(std::find(outs.data(), outs.data() + outs.size(), y) != outs.data() + outs.size());
+  // Deterministic with the same seed; the histogram equals fit() on the counts.
+  const auto again = labeldp::two_stage_privatize(disc, std::span<const double>(wages), 1.0, g2);
+  CHECK(again.noisy_labels == res.noisy_labels);
+  Counts counts(std::size_t(disc.size()), 0);
+  for (double w : wages) ++counts[std::size_t(disc.index(w))];
+  SeededRandom g3(5);
+  const auto fitted = TwoStageRandomizer<>::fit(disc.support(), counts, r.budget(), g3);
+  CHECK(fitted.histogram().noisy_counts == r.histogram().noisy_counts);
+  // Empirical MSE of the noisy labels against the discretized labels is near its exact value.
+  double mse = 0;
+  for (std::size_t i = 0; i < wages.size(); ++i) mse += std::pow(res.noisy_labels[i] - disc(wages[i]), 2);
+  mse /= double(wages.size());
+  std::vector<double> values(disc.support().data(), disc.support().data() + disc.size());
+  const auto truth = FinitePrior<>::from_counts(values, std::vector<double>(counts.begin(), counts.end()));
+  const double exact = r.rr_on_bins().expected_loss(truth);
+  CHECK(mse == Approx(exact).epsilon(0.05));
+}
+
+TEST_CASE("two-stage: an explicit budget and the absolute loss", "[two_stage]") {
+  const auto disc = Discretizer<>::grid(0.0, 10.0, 1.0);
+  const std::vector<double> labels = {0.2, 3.7, 9.9, 4.4, 4.6, 5.0, 5.1, 7.0};
+  SeededRandom gen(3);
+  const BudgetSplit split = BudgetSplit::of(0.3, 1.7);
+  const auto res = labeldp::two_stage_privatize(disc, std::span<const double>(labels), 0.0 /* ignored */, gen,
+                                                labeldp::AbsoluteLoss<double>{}, &split);
+  CHECK(res.randomizer.budget().eps_prior == 0.3);
+  CHECK(res.randomizer.budget().eps_mechanism == 1.7);
+  CHECK(res.noisy_labels.size() == labels.size());
+  CHECK(labeldp::audit_epsilon(res.randomizer.rr_on_bins().mechanism()) <= 1.7 + 1e-12);
+}
+
+TEST_CASE("two-stage: privatize() randomizes support values in order", "[two_stage]") {
+  SeededRandom gen(8);
+  const Counts counts = {10, 10};
+  const auto r = TwoStageRandomizer<>::fit(vec({0, 1}), counts, BudgetSplit::of(1.0, 50.0), gen);
+  const std::vector<double> labels = {0, 1, 1, 0};
+  // eps2 = 50: two bins kept with probability 1 - ~2e-22, so the output is Phi(y) in order.
+  const auto out = r.privatize(labels, gen);
+  REQUIRE(out.size() == 4);
+  CHECK(out[0] < out[1]);
+  CHECK(out[0] == out[3]);
+  CHECK(out[1] == out[2]);
+}
+
+TEST_CASE("two-stage rejects a zero eps_prior", "[two_stage]") {
+  SeededRandom gen(1);
+  const Counts c = {1, 1};
+  BudgetSplit bad;
+  bad.eps_prior = 0;
+  bad.eps_mechanism = 1;
+  REQUIRE_THROWS_AS(TwoStageRandomizer<>::fit(vec({0, 1}), c, bad, gen), std::invalid_argument);
+  REQUIRE_THROWS_WITH(TwoStageRandomizer<>::fit(vec({0, 1}), c, bad, gen), "'eps_prior' must be finite and positive, got 0");
+}
+TEST_CASE("two-stage rejects a NaN eps_mechanism", "[two_stage]") {
+  SeededRandom gen(1);
+  const Counts c = {1, 1};
+  const auto hist = labeldp::private_histogram(vec({0, 1}), c, 1.0, gen);
+  REQUIRE_THROWS_WITH(TwoStageRandomizer<>::from_histogram(hist, std::numeric_limits<double>::quiet_NaN()),
+                      "'eps_mechanism' must be finite and positive, got nan");
+}
+TEST_CASE("two-stage rejects a negative total eps", "[two_stage]") {
+  SeededRandom gen(1);
+  const std::vector<double> labels = {1.0};
+  REQUIRE_THROWS_AS(labeldp::two_stage_privatize(Discretizer<>::grid(0.0, 1.0, 0.5), labels, -1.0, gen),
+                    std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::two_stage_privatize(Discretizer<>::grid(0.0, 1.0, 0.5), labels, -1.0, gen),
+                      "'eps' must be finite and positive, got -1");
+}
+TEST_CASE("two-stage rejects no labels", "[two_stage]") {
+  SeededRandom gen(1);
+  const std::vector<double> labels;
+  REQUIRE_THROWS_WITH(labeldp::two_stage_privatize(Discretizer<>::grid(0.0, 1.0, 0.5), labels, 1.0, gen),
+                      "'labels' must not be empty");
+}
+TEST_CASE("two-stage rejects a NaN label", "[two_stage]") {
+  SeededRandom gen(1);
+  const std::vector<double> labels = {0.5, std::numeric_limits<double>::quiet_NaN()};
+  REQUIRE_THROWS_WITH(labeldp::two_stage_privatize(Discretizer<>::grid(0.0, 1.0, 0.5), labels, 1.0, gen),
+                      "'label' must be finite, got nan");
+}
+TEST_CASE("two-stage sample rejects a value outside the support", "[two_stage]") {
+  SeededRandom gen(1);
+  const Counts c = {1, 1};
+  const auto r = TwoStageRandomizer<>::fit(vec({0, 1}), c, BudgetSplit::of(1, 1), gen);
+  REQUIRE_THROWS_AS(r.sample(0.5, gen), std::invalid_argument);
+  REQUIRE_THROWS_WITH(r.sample(0.5, gen), Contains("0.5"));
+}
+TEST_CASE("two-stage with Poisson loss rejects a negative support value", "[two_stage]") {
+  SeededRandom gen(1);
+  const Counts c = {1, 1};
+  REQUIRE_THROWS_WITH((TwoStageRandomizer<double, labeldp::PoissonLogLoss<double>>::fit(
+                          vec({-1, 1}), c, BudgetSplit::of(1, 1), gen)),
+                      Contains("Poisson log loss needs labels >= 0, got -1"));
+}
