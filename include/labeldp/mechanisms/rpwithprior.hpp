@@ -252,8 +252,8 @@ class RPWithPrior {
   /// Expected noisy-label MSE \f$E_{Y \sim f_Y} E[(\tilde Y - Y)^2 \mid Y]\f$ of the continuous
   /// mechanism under a histogram prior, in closed form, O(m): on each cell (split at
   /// \f$A_1, A_2\f$) the density is constant and conditional_mse() is a cubic in y, integrated
-  /// exactly with \f$\int_a^b (h-y)^3 dy = ((h-a)^4 - (h-b)^4)/4\f$. (The sampled mechanism's
-  /// outputs are rounded to the grid, which changes this by at most \f$g^2/4 + g\sqrt{\cdot}\f$.)
+  /// exactly with \f$\int_a^b (h-y)^3 dy = ((h-a)^4 - (h-b)^4)/4\f$. (The sampled mechanism
+  /// rounds outputs to the grid: its root-MSE differs from this one's by at most g/2.)
   Scalar expected_mse(const HistogramPrior<Scalar>& prior) const {
     return detail::rpwithprior_expected_mse(prior, m_a1, m_a2, m_zeta, m_eps, m_rule);
   }
@@ -450,17 +450,21 @@ Scalar rpwithprior_mse(const HistogramPrior<Scalar>& prior, double eps, Scalar z
 
 /// Chooses \f$\zeta\f$ minimizing rpwithprior_mse() (the paper tunes \f$\zeta\f$ by hand, its
 /// table H.4). The MSE is not unimodal in \f$\zeta\f$ (the optimal interval jumps between
-/// nodes), so it is scanned on `grid_points` log-spaced values in \f$[10^{-4} w, 10 w]\f$
+/// nodes), so it is scanned on `grid_points` log-spaced values in \f$[10^{-6} w, 10 w]\f$
 /// (w = support width \f$n_m - n_0\f$) and refined by golden-section search between the
 /// neighbours of the best grid value; the result is never worse than any scanned value.
+/// For small eps the MSE can keep decreasing as \f$\zeta \to 0\f$ (the interval shrinks to the
+/// densest cell and RPWithPrior degenerates into clamping, MSE near the prior's spread around
+/// it); the lower end of the range is then returned. Cost: O(m) per evaluation, about
+/// grid_points + 80 evaluations.
 /// \throws std::invalid_argument naming 'eps' or 'grid_points' (>= 3).
 template <typename Scalar>
 ZetaChoice<Scalar> choose_zeta(const HistogramPrior<Scalar>& prior, double eps, OutsideRule rule = OutsideRule::Clamp,
-                               Index grid_points = 121) {
+                               Index grid_points = 161) {
   validate_epsilon(eps);
   if (grid_points < 3) detail::fail_parameter("grid_points", "must be >= 3", double(grid_points));
   const Scalar width = prior.upper() - prior.lower();
-  const double lo = std::log(double(width) * 1e-4), hi = std::log(double(width) * 10);
+  const double lo = std::log(double(width) * 1e-6), hi = std::log(double(width) * 10);
   Index evals = 0;
   auto mse_at = [&](double log_zeta) {
     ++evals;

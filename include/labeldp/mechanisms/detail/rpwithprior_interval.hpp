@@ -63,9 +63,9 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
 /// F of the maximizer until it stops increasing; each step increases \f$\lambda\f$ strictly and
 /// there are finitely many pairs, so it ends at the optimum (superlinearly: typically 3-6 steps).
 ///
-/// Ties (several maximizers): the returned pair maximizes the last parametric problem with the
-/// smallest \f$A_2\f$ and, for it, the largest \f$A_1\f$ (the shortest interval), in exact
-/// arithmetic; floating-point rounding can pick another maximizer whose F differs by a few ulps.
+/// Ties (several maximizers, F equal to 1e-14 relative): the one with the smallest \f$A_2\f$
+/// and, for it, the largest \f$A_1\f$ (the shortest interval), found by one more O(m) scan at
+/// the optimal \f$\lambda\f$.
 ///
 /// \param prior histogram prior (m cells).
 /// \param eps privacy budget \f$\varepsilon > 0\f$. \param zeta \f$\zeta > 0\f$.
@@ -134,11 +134,36 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
     bi = i;
     bj = j;
   }
+  // Tie rule: one more scan at the optimal lambda returns the first j (smallest A2) whose best
+  // partner i (largest among equal minima, the shortest interval) attains F = lambda; the
+  // parametric gains of tied pairs can differ by rounding, so F itself is compared, to 1e-14.
+  Scalar objective = lambda;
+  {
+    const Scalar slope = lambda * c;
+    Scalar min_h = std::numeric_limits<Scalar>::infinity();
+    Index min_i = 0;
+    for (Index k = 0; k <= m; ++k) {
+      const Scalar h = two_zeta * P[k] - slope * (n[k] - n0);
+      if (h <= min_h) {
+        min_h = h;
+        min_i = k;
+      }
+      if (min_i < k) {
+        const Scalar f = ratio(min_i, k);
+        if (f >= lambda * (1 - Scalar(1e-14))) {
+          bi = min_i;
+          bj = k;
+          objective = f;
+          break;
+        }
+      }
+    }
+  }
   out.a1 = n[bi];
   out.a2 = n[bj];
   out.first_node = bi;
   out.last_node = bj;
-  out.objective = lambda;
+  out.objective = objective;
   return out;
 }
 
