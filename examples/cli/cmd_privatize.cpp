@@ -101,7 +101,8 @@ template <typename Loss>
 void run_privatize(const Options& o, const Loss& loss) {
   // Every flag is checked before any input is read.
   const double eps = parse_flag_positive("--eps", o.eps);
-  const std::optional<std::uint64_t> seed = o.seed.empty() ? std::nullopt : std::optional(parse_seed(o.seed));
+  const bool seeded = !o.seed.empty();
+  const std::uint64_t seed = seeded ? parse_seed(o.seed) : 0;
   std::optional<double> eps_prior;
   if (!o.eps_prior.empty()) {
     eps_prior = parse_flag_positive("--eps-prior", o.eps_prior);
@@ -173,7 +174,7 @@ void run_privatize(const Options& o, const Loss& loss) {
 
   // The generator: operating-system entropy unless --seed asks for a reproducible run.
   std::unique_ptr<labeldp::ChaCha20> gen;
-  if (seed) gen = std::make_unique<labeldp::SeededRandom>(*seed);
+  if (seeded) gen = std::make_unique<labeldp::SeededRandom>(seed);
   else gen = std::make_unique<labeldp::SecureRandom>();
 
   std::optional<labeldp::RROnBins<double>> rr;
