@@ -64,8 +64,8 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
 /// there are finitely many pairs, so it ends at the optimum (superlinearly: typically 3-6 steps).
 ///
 /// Ties (several maximizers, F equal to 1e-14 relative): the one with the smallest \f$A_2\f$
-/// and, for it, the largest \f$A_1\f$ (the shortest interval), found by one more O(m) scan at
-/// the optimal \f$\lambda\f$.
+/// and, for it, the largest \f$A_1\f$ (the shortest interval), found during the last scan (at
+/// the optimal \f$\lambda\f$).
 ///
 /// \param prior histogram prior (m cells).
 /// \param eps privacy budget \f$\varepsilon > 0\f$. \param zeta \f$\zeta > 0\f$.
@@ -93,10 +93,19 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
   auto ratio = [&](Index i, Index j) {
     return two_zeta * (P[j] - P[i]) / (two_zeta + c * ((n[j] - n0) - (n[i] - n0)));
   };
-  // argmax_{i <= j} h_j - h_i with h_k = 2 zeta P_k - lambda c (n_k - n_0); ties: smallest j,
-  // then largest i.
-  auto scan = [&](Scalar lambda, Index& best_i, Index& best_j) {
+  const Scalar width = n[m] - n0;
+  // argmax_{i <= j} h_j - h_i with h_k = 2 zeta P_k - lambda c (n_k - n_0) (ties: smallest j, then
+  // largest i), and, for the tie rule, the first pair (smallest j; its best partner i, the
+  // largest among equal minima: the shortest interval) whose F is lambda to 1e-14. Its
+  // parametric value D (F - lambda) is then about 0, so F is only computed for pairs whose gain
+  // passes a slightly looser threshold (gains of tied pairs can differ by rounding).
+  struct Scan {
+    Index best_i = 0, best_j = 0, tie_i = -1, tie_j = -1;
+  };
+  auto scan = [&](Scalar lambda) {
+    Scan r;
     const Scalar slope = lambda * c;
+    const Scalar threshold = lambda * two_zeta - Scalar(1e-12) * lambda * (two_zeta + c * width);
     Scalar min_h = std::numeric_limits<Scalar>::infinity();
     Index min_i = 0;
     Scalar best = -std::numeric_limits<Scalar>::infinity();
@@ -109,56 +118,40 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
       const Scalar gain = h - min_h;
       if (gain > best) {
         best = gain;
-        best_i = min_i;
-        best_j = k;
+        r.best_i = min_i;
+        r.best_j = k;
+      }
+      if (r.tie_j < 0 && min_i < k && gain >= threshold && ratio(min_i, k) >= lambda * (1 - Scalar(1e-14))) {
+        r.tie_i = min_i;
+        r.tie_j = k;
       }
     }
+    return r;
   };
 
   OptimalInterval<Scalar> out{n0, n0, 0, 0, 0, 0, IntervalStatus::IterationLimit};
   Scalar lambda = 0;
   Index bi = 0, bj = 0;
   for (Index it = 1; it <= max_iterations; ++it) {
-    Index i = 0, j = 0;
-    scan(lambda, i, j);
-    const Scalar value = i < j ? ratio(i, j) : Scalar(0);
+    const Scan r = scan(lambda);
+    const Scalar value = r.best_i < r.best_j ? ratio(r.best_i, r.best_j) : Scalar(0);
     out.iterations = it;
     if (it > 1 && !(value > lambda)) {
-      // The parametric optimum is (numerically) 0: lambda is optimal. Prefer this scan's pair
-      // (it carries the tie rule) when it is not worse.
-      if (value >= lambda) { bi = i; bj = j; lambda = value; }
+      // The parametric optimum is (numerically) 0: lambda is optimal, and this scan (at lambda)
+      // found the tie rule's pair (the previous maximizer qualifies, so one exists).
+      if (r.tie_j >= 0) {
+        bi = r.tie_i;
+        bj = r.tie_j;
+        lambda = ratio(bi, bj);
+      }
       out.status = IntervalStatus::Optimal;
       break;
     }
     lambda = value;
-    bi = i;
-    bj = j;
+    bi = r.best_i;
+    bj = r.best_j;
   }
-  // Tie rule: one more scan at the optimal lambda returns the first j (smallest A2) whose best
-  // partner i (largest among equal minima, the shortest interval) attains F = lambda; the
-  // parametric gains of tied pairs can differ by rounding, so F itself is compared, to 1e-14.
-  Scalar objective = lambda;
-  {
-    const Scalar slope = lambda * c;
-    Scalar min_h = std::numeric_limits<Scalar>::infinity();
-    Index min_i = 0;
-    for (Index k = 0; k <= m; ++k) {
-      const Scalar h = two_zeta * P[k] - slope * (n[k] - n0);
-      if (h <= min_h) {
-        min_h = h;
-        min_i = k;
-      }
-      if (min_i < k) {
-        const Scalar f = ratio(min_i, k);
-        if (f >= lambda * (1 - Scalar(1e-14))) {
-          bi = min_i;
-          bj = k;
-          objective = f;
-          break;
-        }
-      }
-    }
-  }
+  const Scalar objective = lambda;
   out.a1 = n[bi];
   out.a2 = n[bj];
   out.first_node = bi;

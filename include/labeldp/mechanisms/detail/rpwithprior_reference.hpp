@@ -25,6 +25,12 @@ namespace labeldp {
 ///   \f$(n_{i+1}, n_i)\f$, where Lemma 3.3's objective is undefined (the printed formula can
 ///   even be positive there, a negative mass over a negative \f$\gamma\f$).
 ///
+/// (On each rectangle of cells F is linear-fractional, hence quasi-linear, so the critical
+/// points can never beat the four vertices already checked at line 5 of the same iteration:
+/// lines 10-26 are dead in exact arithmetic, and so is the bug they contain. They are kept, as
+/// printed, because this function is the paper's algorithm; the tests confirm it returns the
+/// node-pair optimum.)
+///
 /// Critical points exist only when \f$\alpha_i \ne \alpha_j\f$ (otherwise the partial
 /// derivatives of Lemma 3.5 do not vanish at a point); they are skipped otherwise. Ties keep
 /// the first candidate in the printed order (strict `f <` comparisons).
