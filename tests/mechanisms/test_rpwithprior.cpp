@@ -603,3 +603,15 @@ TEST_CASE("response_privacy_with_histogram rejects eps2 = 0", "[rpwithprior][val
   REQUIRE_THROWS_WITH(labeldp::response_privacy_with_histogram(labels, edges, opt, gen),
                       Catch::Contains("'eps2' must be finite and positive, got 0"));
 }
+TEST_CASE("RPWithPrior rejects a zeta so large that N_I overflows", "[rpwithprior][validation]") {
+  REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 1e308, 1, 0.01), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 1e308, 1, 0.01),
+                      Catch::Contains("'zeta' must keep A2 - A1 + 2 zeta finite, got 1e+308"));
+}
+TEST_CASE("optimal_interval: huge zeta (no overflow) takes the whole support", "[rpwithprior]") {
+  const auto prior = HistogramPrior<>::from_counts({0, 1, 2, 3}, {1, 8, 1});
+  const auto best = labeldp::optimal_interval(prior, 1.0, 1e308);
+  CHECK(best.a1 == 0.0);
+  CHECK(best.a2 == 3.0);
+  CHECK(best.objective == Approx(1.0).epsilon(1e-15));
+}

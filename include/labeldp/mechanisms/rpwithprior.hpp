@@ -102,7 +102,8 @@ Scalar rpwithprior_expected_mse(const HistogramPrior<Scalar>& prior, Scalar a1, 
 /// density would leak through rounding (Mironov 2012), so the sampler works on an integer
 /// lattice of step \f$u = g / 2^b\f$ (b = lattice_bits): \f$A_1, A_2, \zeta\f$ and the clamped
 /// label are rounded to lattice points \f$a_1, a_2, Z \ge 1, Y\f$ (a deterministic function of
-/// the label, so privacy is unaffected); (3.4) is the mixture "with probability q uniform on
+/// the label, so privacy is unaffected). Since (3.4) is \f$c/\gamma\f$ on all of \f$N_I\f$ plus
+/// \f$(1-c)/\gamma\f$ on \f$N_y\f$, it is the mixture "with probability q uniform on
 /// \f$[a_1 - Z, a_2 + Z)\f$ (W points), else uniform on \f$[Y - Z, Y + Z)\f$ (2Z points)" with
 /// \f$q = cW/(cW + (1-c)2Z)\f$; a lattice point p is output as the grid point nearest to it. Each
 /// step is exact: core bernoulli() for q (q is a double, so realized exactly) and
@@ -112,7 +113,9 @@ Scalar rpwithprior_expected_mse(const HistogramPrior<Scalar>& prior, Scalar a1, 
 ///
 /// **Guarantee of the sampled mechanism.** Since \f$0 \le m_k \le n_k\f$, every ratio
 /// \f$r_k(Y)/r_k(Y')\f$ is at most \f$1 + (1-q)W/(2Zq)\f$; q is rounded up until that bound,
-/// evaluated in long double, is at most \f$\varepsilon\f$ (realized_epsilon_bound()). The exact
+/// evaluated in long double, is at most \f$\varepsilon\f$ (realized_epsilon_bound()); under
+/// (3.7) the uniform rows \f$n_k/W\f$ are within the same factor of every other row, because
+/// \f$2Z \le W\f$ gives \f$1/q \le 1 + (1-q)W/(2Zq)\f$ and \f$q + (1-q)W/(2Z) \le 1 + (1-q)W/(2Zq)\f$. The exact
 /// privacy loss of the sampled mechanism, \f$\max_k \max_{y,y'} \ln(r_k(y)/r_k(y'))\f$, is
 /// discretized_epsilon(): \f$m_k(Y)\f$ is the overlap of a sliding window with a fixed cell, a
 /// piecewise-linear function of the integer Y whose kinks are where \f$Y \pm Z\f$ crosses the
@@ -154,6 +157,8 @@ class RPWithPrior {
     m_gamma = 2 * zeta + m_c * (a2 - a1);
     m_lo = a1 - zeta;
     m_hi = a2 + zeta;
+    if (!std::isfinite(double(m_hi - m_lo)))
+      detail::fail_parameter("zeta", "must keep A2 - A1 + 2 zeta finite", double(zeta));
     build_lattice();
   }
 

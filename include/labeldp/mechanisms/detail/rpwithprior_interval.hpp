@@ -43,8 +43,8 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
   validate_finite("a1", double(a1));
   validate_finite("a2", double(a2));
   if (a1 > a2) detail::fail_parameter("a1", "must be <= 'a2' = " + detail::format_number(double(a2)), double(a1));
-  const Scalar two_zeta = 2 * zeta;
-  return two_zeta * prior.mass_between(a1, a2) / (two_zeta + Scalar(std::exp(-eps)) * (a2 - a1));
+  // F = mass / (1 + c (A2 - A1) / (2 zeta)): the same value, without overflow for huge zeta.
+  return prior.mass_between(a1, a2) / (1 + Scalar(std::exp(-eps)) / (2 * zeta) * (a2 - a1));
 }
 
 /// The interval maximizing F (Lemma 3.3) over all \f$A_1 \le A_2\f$, exactly, in O(m) per
@@ -56,9 +56,10 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
 /// at a pair of nodes; outside \f$[n_0, n_m]\f$ F is monotone toward it (Lemma 3.5). The
 /// critical points of Algorithm 1 are never needed.
 ///
-/// Dinkelbach: for \f$\lambda \ge 0\f$, \f$\max_{i \le j} 2\zeta(P_j - P_i) -
-/// \lambda(2\zeta + c(n_j - n_i))\f$ with \f$c = e^{-\varepsilon}\f$ and prefix masses P equals
-/// \f$\max_{i \le j} (h_j - h_i) - 2\zeta\lambda\f$, \f$h_k = 2\zeta P_k - \lambda c n_k\f$: a running
+/// Dinkelbach: with prefix masses P and \f$\kappa = e^{-\varepsilon}/(2\zeta)\f$, F at nodes
+/// (i, j) is \f$(P_j - P_i)/(1 + \kappa(n_j - n_i))\f$; for \f$\lambda \ge 0\f$,
+/// \f$\max_{i \le j} (P_j - P_i) - \lambda(1 + \kappa(n_j - n_i))\f$ equals
+/// \f$\max_{i \le j} (h_j - h_i) - \lambda\f$, \f$h_k = P_k - \lambda\kappa n_k\f$: a running
 /// minimum (maximum subarray, Kadane). Starting from \f$\lambda = 0\f$, \f$\lambda\f$ is set to
 /// F of the maximizer until it stops increasing; each step increases \f$\lambda\f$ strictly and
 /// there are finitely many pairs, so it ends at the optimum (superlinearly: typically 3-6 steps).
@@ -87,14 +88,13 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
   const Scalar* n = prior.edges().data();
   const Scalar* P = prior.cumulative().data();
   const Scalar n0 = n[0];
-  const Scalar c = Scalar(std::exp(-eps));
-  const Scalar two_zeta = 2 * zeta;
-  // Coordinates relative to n_0 keep h_k free of the cancellation a large offset would cause.
-  auto ratio = [&](Index i, Index j) {
-    return two_zeta * (P[j] - P[i]) / (two_zeta + c * ((n[j] - n0) - (n[i] - n0)));
-  };
+  // F(i, j) = (P_j - P_i) / (1 + kappa (n_j - n_i)), kappa = e^-eps / (2 zeta): Lemma 3.3's ratio
+  // divided through by 2 zeta (no overflow for huge zeta). Coordinates relative to n_0 keep h_k
+  // free of the cancellation a large offset would cause.
+  const Scalar kappa = Scalar(std::exp(-eps)) / (2 * zeta);
+  auto ratio = [&](Index i, Index j) { return (P[j] - P[i]) / (1 + kappa * ((n[j] - n0) - (n[i] - n0))); };
   const Scalar width = n[m] - n0;
-  // argmax_{i <= j} h_j - h_i with h_k = 2 zeta P_k - lambda c (n_k - n_0) (ties: smallest j, then
+  // argmax_{i <= j} h_j - h_i with h_k = P_k - lambda kappa (n_k - n_0) (ties: smallest j, then
   // largest i), and, for the tie rule, the first pair (smallest j; its best partner i, the
   // largest among equal minima: the shortest interval) whose F is lambda to 1e-14. Its
   // parametric value D (F - lambda) is then about 0, so F is only computed for pairs whose gain
@@ -104,13 +104,13 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
   };
   auto scan = [&](Scalar lambda) {
     Scan r;
-    const Scalar slope = lambda * c;
-    const Scalar threshold = lambda * two_zeta - Scalar(1e-12) * lambda * (two_zeta + c * width);
+    const Scalar slope = lambda * kappa;
+    const Scalar threshold = lambda - Scalar(1e-12) * lambda * (1 + kappa * width);
     Scalar min_h = std::numeric_limits<Scalar>::infinity();
     Index min_i = 0;
     Scalar best = -std::numeric_limits<Scalar>::infinity();
     for (Index k = 0; k <= m; ++k) {
-      const Scalar h = two_zeta * P[k] - slope * (n[k] - n0);
+      const Scalar h = P[k] - slope * (n[k] - n0);
       if (h <= min_h) {
         min_h = h;
         min_i = k;
