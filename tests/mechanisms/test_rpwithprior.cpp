@@ -615,3 +615,33 @@ TEST_CASE("optimal_interval: huge zeta (no overflow) takes the whole support", "
   CHECK(best.a2 == 3.0);
   CHECK(best.objective == Approx(1.0).epsilon(1e-15));
 }
+
+TEST_CASE("RPWithPrior: as a core FiniteMechanism (audit and expected loss by core)", "[rpwithprior]") {
+  const RPWithPrior<> mech(0.0, 1.0, 0.3, 0.7, 0.1, OutsideRule::Uniform);
+  std::vector<double> inputs{-2.0};
+  for (int i = 0; i <= 40; ++i) inputs.push_back(0.025 * i);
+  inputs.push_back(3.0);
+  const auto fm = mech.finite_mechanism(inputs);
+  CHECK(fm.num_inputs() == Index(inputs.size()));
+  CHECK(fm.num_outputs() == mech.num_outputs());
+  CHECK(labeldp::audit_epsilon(fm) <= 0.7 + 1e-12);
+  CHECK(labeldp::audit_epsilon(fm) <= mech.discretized_epsilon() + 1e-12);
+  // The sampler's realized probabilities (core alias tables) audit the same.
+  CHECK(labeldp::audit_epsilon(fm.realized_probabilities()) <= 0.7 + 1e-9);
+  // Conditional mean of the grid outputs vs the continuous one (within half a grid step).
+  for (Index i = 0; i < fm.num_inputs(); ++i) {
+    const double y = inputs[std::size_t(i)];
+    double continuous_mean = 0;
+    const int N = 20000;
+    for (int s = 0; s < N; ++s) {
+      const double t = -0.3 + 1.6 * (s + 0.5) / N;
+      continuous_mean += t * mech.density(t, y) * 1.6 / N;
+    }
+    CHECK(fm.conditional_mean(i) == Approx(continuous_mean).margin(0.05 + 1e-6));
+  }
+}
+TEST_CASE("RPWithPrior::finite_mechanism rejects unsorted inputs", "[rpwithprior][validation]") {
+  const RPWithPrior<> mech(0.0, 1.0, 0.3, 0.7, 0.1);
+  REQUIRE_THROWS_AS(mech.finite_mechanism({0.5, 0.2}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(mech.finite_mechanism({0.5, 0.2}), Catch::Contains("input values must be strictly increasing"));
+}

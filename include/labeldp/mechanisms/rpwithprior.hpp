@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "labeldp/core/histogram_prior.hpp"
+#include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/random.hpp"
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
@@ -305,6 +306,19 @@ class RPWithPrior {
       }
     }
     return r;
+  }
+
+  /// The sampled mechanism restricted to the given labels, as a core FiniteMechanism (rows
+  /// output_probabilities(), columns outputs()), e.g. for core audit_epsilon() or expected_loss().
+  /// \throws std::invalid_argument unless `inputs` are finite and strictly increasing.
+  FiniteMechanism<Scalar> finite_mechanism(const std::vector<Scalar>& inputs) const {
+    Matrix<Scalar> P(Index(inputs.size()), num_outputs());
+    for (std::size_t r = 0; r < inputs.size(); ++r) {
+      validate_finite("input", double(inputs[r]));
+      P.row(Index(r)) = output_probabilities(inputs[r]).transpose();
+    }
+    return FiniteMechanism<Scalar>(Eigen::Map<const Vector<Scalar>>(inputs.data(), Index(inputs.size())), outputs(),
+                                   std::move(P));
   }
 
   /// Exact privacy loss of the sampled mechanism: \f$\max_i \max_{y,y'} \ln(r_i(y)/r_i(y'))\f$
