@@ -14,6 +14,7 @@
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/io/csv.hpp>
+#include <labeldp/mechanisms/detail/rr_on_bins_reference.hpp>
 #include <labeldp/mechanisms/two_stage.hpp>
 
 #include "oracles/statistics.hpp"
@@ -149,6 +150,25 @@ TEST_CASE("two-stage: Theorem 7's inequalities hold on every draw", "[two_stage]
       CHECK(loss <= best_eps2 + 2 * B * l1 + 1e-6);
       CHECK(l1 < 0.1);  // n = 28155, k = 51: the private prior is close
     }
+  }
+}
+
+TEST_CASE("two-stage: stage 2 is Algorithm 2 as printed, run on the private prior", "[two_stage]") {
+  // Independent oracle: the paper's O(k^3) Algorithm 2 on the released private prior.
+  const auto support = vec({0, 1, 2, 3, 5, 8, 13, 21, 34, 55});
+  const Counts counts = {30, 25, 20, 10, 8, 3, 2, 1, 0, 1};
+  SeededRandom gen(31);
+  for (int rep = 0; rep < 10; ++rep) {
+    const double eps2 = 0.25 * (rep + 1);
+    const auto split = BudgetSplit::of(0.5, eps2);
+    const auto sq = TwoStageRandomizer<>::fit(support, counts, split, gen);
+    const auto ref = labeldp::detail::rr_on_bins_reference(sq.private_prior(), eps2);
+    INFO("rep " << rep << " eps2 " << eps2);
+    CHECK(sq.rr_on_bins().expected_loss(sq.private_prior()) == Approx(ref.expected_loss).epsilon(1e-9));
+    using Abs = labeldp::AbsoluteLoss<double>;
+    const auto ab = TwoStageRandomizer<double, Abs>::fit(support, counts, split, gen);
+    const auto ref_abs = labeldp::detail::rr_on_bins_reference(ab.private_prior(), eps2, Abs{});
+    CHECK(ab.rr_on_bins().expected_loss(ab.private_prior(), Abs{}) == Approx(ref_abs.expected_loss).epsilon(1e-9));
   }
 }
 
