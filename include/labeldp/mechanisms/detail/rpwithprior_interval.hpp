@@ -4,6 +4,7 @@
 /// step a maximum-subarray scan (ALGORITHMS.md, section 3).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -60,8 +61,8 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
 /// (i, j) is \f$(P_j - P_i)/(1 + \kappa(n_j - n_i))\f$; for \f$\lambda \ge 0\f$,
 /// \f$\max_{i \le j} (P_j - P_i) - \lambda(1 + \kappa(n_j - n_i))\f$ equals
 /// \f$\max_{i \le j} (h_j - h_i) - \lambda\f$, \f$h_k = P_k - \lambda\kappa n_k\f$: a running
-/// minimum (maximum subarray, Kadane). Starting from \f$\lambda = 0\f$, \f$\lambda\f$ is set to
-/// F of the maximizer until it stops increasing; each step increases \f$\lambda\f$ strictly and
+/// minimum (maximum subarray, Kadane). Starting from F of the best of a few central-quantile
+/// intervals, \f$\lambda\f$ is set to F of the maximizer until it stops increasing; each step increases \f$\lambda\f$ strictly and
 /// there are finitely many pairs, so it ends at the optimum (superlinearly: typically 3-6 steps).
 ///
 /// Ties (several maximizers, F equal to 1e-14 relative): the one with the smallest \f$A_2\f$
@@ -130,15 +131,26 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
   };
 
   OptimalInterval<Scalar> out{n0, n0, 0, 0, 0, 0, IntervalStatus::IterationLimit};
-  Scalar lambda = 0;
-  Index bi = 0, bj = 0;
+  // Start from the best of a few central-quantile intervals (O(log m) each): any F of a pair is
+  // a valid lower bound, and a good one saves Dinkelbach passes over the m cells.
+  Index bi = 0, bj = m;
+  Scalar lambda = ratio(0, m);
+  for (const Scalar tail : {Scalar(0.02), Scalar(0.1), Scalar(0.25), Scalar(0.4)}) {
+    const Index i = Index(std::upper_bound(P, P + m + 1, tail) - P) - 1;
+    const Index j = Index(std::lower_bound(P, P + m + 1, P[m] - tail) - P);
+    if (i < j && ratio(i, j) > lambda) {
+      lambda = ratio(i, j);
+      bi = i;
+      bj = j;
+    }
+  }
   for (Index it = 1; it <= max_iterations; ++it) {
     const Scan r = scan(lambda);
     const Scalar value = r.best_i < r.best_j ? ratio(r.best_i, r.best_j) : Scalar(0);
     out.iterations = it;
-    if (it > 1 && !(value > lambda)) {
+    if (!(value > lambda)) {
       // The parametric optimum is (numerically) 0: lambda is optimal, and this scan (at lambda)
-      // found the tie rule's pair (the previous maximizer qualifies, so one exists).
+      // found the tie rule's pair (the pair that gave lambda qualifies, so one exists).
       if (r.tie_j >= 0) {
         bi = r.tie_i;
         bj = r.tie_j;
