@@ -541,3 +541,38 @@ TEST_CASE("cli privatize rejects an output path in a missing directory", "[cli][
   require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --output no/such/dir/out.txt", "1\n"),
                     "no/such/dir/out.txt: cannot write file");
 }
+
+TEST_CASE("cli privatize rejects a missing --prior file", "[cli][privatize]") {
+  REQUIRE_CLI();
+  require_bad_input(run("privatize --eps 1 --prior no_prior.csv", "0\n"), "no_prior.csv: cannot open file");
+}
+
+TEST_CASE("cli privatize rejects a missing --support file", "[cli][privatize]") {
+  REQUIRE_CLI();
+  require_bad_input(run("privatize --eps 1 --support no_support.csv", "0\n"), "no_support.csv: cannot open file");
+}
+
+TEST_CASE("cli privatize rejects a support file without the 'value' header", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("support_hdr.csv", "output\n1\n");
+  require_bad_input(run("privatize --eps 1 --support support_hdr.csv", "0\n"),
+                    "support_hdr.csv:1: no column 'value' in header 'output'");
+}
+
+TEST_CASE("cli privatize rejects a non-numeric --lo", "[cli][privatize]") {
+  REQUIRE_CLI();
+  require_bad_input(run("privatize --eps 1 --lo abc --hi 1 --resolution 1", "0\n"), "'--lo' must be a finite number, got 'abc'");
+}
+
+TEST_CASE("cli privatize rejects a non-numeric label in a CSV column", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("col_bad.csv", "id,wage\n1,300\n2,n/a\n");
+  require_bad_input(run("privatize --eps 1 --lo 0 --hi 500 --resolution 50 --input col_bad.csv --column wage"),
+                    "col_bad.csv:3: wage 'n/a' is not a number");
+}
+
+TEST_CASE("cli audit rejects a JSON document that is not an object", "[cli][audit]") {
+  REQUIRE_CLI();
+  write("array.json", "[[1]]");
+  require_bad_input(run("audit --mechanism array.json --json"), "array.json:1: expected a JSON object");
+}
