@@ -10,6 +10,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -96,6 +97,7 @@ class RROnBins {
     }
     m_outputs = Eigen::Map<const Vector<Scalar>>(outs.data(), Index(outs.size()));
     m_keep = keep_probability_for(eps, num_outputs());
+    if constexpr (kHashed) build_index();
   }
 
   /// The privacy parameter eps.
@@ -113,14 +115,29 @@ class RROnBins {
   /// \f$\Phi(y_i)\f$ for input index i (no range check).
   Scalar phi(Index input_index) const { return m_outputs[bin_of(input_index)]; }
 
-  /// Index of input value `y` (binary search).
+  /// Index of input value `y`: O(1) by an open-addressing hash table on the value's bits (built
+  /// at construction; a binary search with its unpredictable branches costs more than the whole
+  /// sampler), or binary search for Scalar types other than float and double.
   /// \throws std::invalid_argument when `y` is not an input value.
   Index input_index(Scalar y) const {
-    const Scalar* first = m_inputs.data();
-    const Scalar* last = first + m_inputs.size();
-    const Scalar* it = std::lower_bound(first, last, y);
-    if (it == last || *it != y) detail::fail_parameter("y", "must be one of the mechanism's input values", double(y));
-    return Index(it - first);
+    Index i = -1;
+    if constexpr (kHashed) {
+      const Key key = key_of(y);
+      for (std::size_t h = slot_of(key);; h = (h + 1) & m_mask) {
+        const Index v = m_slots[h].index;
+        if (v < 0 || m_slots[h].key == key) {
+          i = v;
+          break;
+        }
+      }
+    } else {
+      const Scalar* first = m_inputs.data();
+      const Scalar* last = first + m_inputs.size();
+      const Scalar* it = std::lower_bound(first, last, y);
+      if (it != last && *it == y) i = Index(it - first);
+    }
+    if (i < 0) detail::fail_parameter("y", "must be one of the mechanism's input values", double(y));
+    return i;
   }
 
   /// Probability \f$e^\varepsilon/(e^\varepsilon + d - 1)\f$ of reporting the label's own bin
@@ -225,11 +242,47 @@ class RROnBins {
     return q;
   }
 
+  static constexpr bool kHashed =
+      std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
+  using Key = std::conditional_t<sizeof(Scalar) == 4, std::uint32_t, std::uint64_t>;
+  struct Slot {
+    Key key = 0;
+    Index index = -1;
+  };
+
+  // The value's bits; + 0 maps -0 to +0, so y == y' implies equal keys (inputs are finite).
+  static Key key_of(Scalar y) {
+    const Scalar canonical = y + Scalar(0);
+    Key key;
+    std::memcpy(&key, &canonical, sizeof key);
+    return key;
+  }
+  std::size_t slot_of(Key key) const {
+    return std::size_t((std::uint64_t(key) * 0x9E3779B97F4A7C15ull) >> m_shift) & m_mask;
+  }
+  void build_index() {
+    std::size_t size = 2;
+    int bits = 1;
+    while (size < 2 * std::size_t(num_inputs())) size *= 2, ++bits;
+    m_shift = 64 - bits;
+    m_mask = size - 1;
+    m_slots.assign(size, Slot{});
+    for (Index i = 0; i < num_inputs(); ++i) {
+      const Key key = key_of(m_inputs[i]);
+      std::size_t h = slot_of(key);
+      while (m_slots[h].index >= 0) h = (h + 1) & m_mask;
+      m_slots[h] = Slot{key, i};
+    }
+  }
+
   double m_eps;
   Vector<Scalar> m_inputs;
   Vector<Scalar> m_outputs;
   std::vector<Index> m_bin;
   double m_keep = 1.0;
+  std::vector<Slot> m_slots;
+  std::size_t m_mask = 0;
+  int m_shift = 63;
 };
 
 /// Status of the optimal-bins solver (a value, not an exception).

@@ -227,10 +227,10 @@ class PoissonBinCost {
 
 /// Absolute loss: the bin's output is the weighted median (the smallest value at which the
 /// cumulative weight reaches half the total, the convention of AbsoluteLoss::minimize), its cost
-/// from prefix sums of \f$p\f$ and \f$p\,y\f$ in O(1) once the median is known. The median of a
-/// bin [r, i) is found by binary search for the first bin of each i and then by a pointer that
-/// only moves left as r decreases (adding weight on the left never moves a weighted median
-/// right; Appendix B of the paper uses the mirror argument), so each DP row costs O(k).
+/// from prefix sums of \f$p\f$ and \f$p\,y\f$ in O(1) once the median is known (binary search,
+/// O(log k); used outside the DP only).
+///
+/// The DP needs no median at all (see dp()).
 template <typename Scalar>
 class AbsoluteBinCost {
  public:
@@ -247,6 +247,20 @@ class AbsoluteBinCost {
     m_q = prefix_sums(prior, [c](Scalar y) { return y - c; });
     m_y = prior.values().array() - c;
     m_prob = prior.probabilities().array();
+    // Global part g(y_m) = sum_b p_b |y_b - y_m| for every m, in long double.
+    m_global.resize(m_k);
+    long double pk = 0, qk = 0;
+    for (Index j = 0; j < m_k; ++j) {
+      pk += static_cast<long double>(m_prob[j]);
+      qk += static_cast<long double>(m_prob[j]) * static_cast<long double>(m_y[j]);
+    }
+    long double pacc = 0, qacc = 0;
+    for (Index j = 0; j < m_k; ++j) {
+      const long double pj = m_prob[j], yj = m_y[j];
+      pacc += pj;
+      qacc += pj * yj;
+      m_global[j] = static_cast<Scalar>(yj * (2 * pacc - pk) - 2 * qacc + qk);
+    }
   }
 
   Index size() const { return m_k; }
@@ -254,35 +268,75 @@ class AbsoluteBinCost {
   Scalar cost(Index a, Index b) const { return cost_at(a, b, median(a, b)); }
   /// The in-bin part summed directly over the bin's values (see SquaredBinCost::accurate_cost()).
   Scalar accurate_cost(Index a, Index b) const {
-    const Index m = median(a, b), M = m + 1;
+    const Index m = median(a, b);
     const Scalar o = m_y[m];
-    const Scalar global = o * (2 * m_p[M] - m_p[m_k]) - 2 * m_q[M] + m_q[m_k];
     Scalar in_bin = 0;
     for (Index j = a; j < b; ++j) in_bin += m_prob[j] * std::abs(m_y[j] - o);
-    return m_alpha * global + m_beta * in_bin;
+    return m_alpha * m_global[m] + m_beta * in_bin;
   }
   Scalar output(Index a, Index b) const { return m_center + m_y[median(a, b)]; }
 
+  /// The DP without medians. Since the optimal output of a bin is one of the values,
+  /// \f$F[i] = \min_{r<i} \min_m F[r] + \alpha g(y_m) + \beta (C_m[i] - C_m[r]) - c\f$ with
+  /// \f$C_m[j] = \sum_{t<j} p_t |y_m - y_t|\f$ (O(1) from prefix sums), and swapping the minima,
+  /// \f$F[i] = \min_m (\alpha g(y_m) + \beta C_m[i] + M_m) - c\f$ with the running minima
+  /// \f$M_m = \min_{r<i} F[r] - \beta C_m[r]\f$, updated once F[i] is known. Every candidate
+  /// (r, m) is an upper bound of F[r] + L([r,i)) and the best m of each r is its exact cost, so
+  /// this is the same DP: O(k) per row as two passes of vectorized array arithmetic over m
+  /// (no division, no search), O(k) memory.
+  ///
+  /// Only the best m of each row is stored; the bin start r of the rows on the optimal path is
+  /// recovered afterwards as \f$\arg\min_{r<i} F[r] - \beta C_m[r]\f$ (O(k) per bin), so `arg` is
+  /// filled along the path from k only — all a traceback needs.
   void dp(Scalar c, std::vector<Scalar>& F, std::vector<Index>& arg) const {
+    constexpr Index kBlock = 512;
     F.assign(std::size_t(m_k + 1), Scalar(0));
     arg.assign(std::size_t(m_k + 1), Index(0));
-    for (Index i = 1; i <= m_k; ++i) {
-      Index m = median(i - 1, i);
+    const Index k = m_k;
+    const auto p_incl = m_p.tail(k);  // P[m+1]: weight of the values 0..m
+    const auto q_incl = m_q.tail(k);
+    const Array alpha_g = m_alpha * m_global;
+    Array running = Array::Zero(k);  // M_m (F[0] - beta C_m[0] = 0)
+    Array cm(k), buf(kBlock);
+    std::vector<Index> best_of_row(std::size_t(k + 1), 0);
+    for (Index i = 1; i <= k; ++i) {
+      const Scalar pi = m_p[i], qi = m_q[i];
       Scalar best = std::numeric_limits<Scalar>::infinity();
-      Index best_r = 0;
-      const Scalar tail = m_alpha * m_p[m_k] + m_beta * m_p[i];
-      for (Index r = i - 1; r >= 0; --r) {
-        const Scalar t = tail - m_beta * m_p[r];
-        while (m > 0 && 2 * cum(r, i, m - 1) >= t) --m;
-        while (2 * cum(r, i, m) < t && m + 1 < m_k) ++m;  // guards against rounding only
-        const Scalar cand = F[std::size_t(r)] + cost_at(r, i, m);
-        if (cand <= best) {  // r decreases: '<=' keeps the smallest r on ties
-          best = cand;
-          best_r = r;
+      Index best_m = 0;
+      for (Index m0 = 0; m0 < k; m0 += kBlock) {
+        const Index n = std::min(kBlock, k - m0);
+        // C_m[i]: for m < i the bin values split at y_m; for m >= i all are at or left of it.
+        const Index n1 = std::clamp<Index>(i - m0, 0, n);
+        cm.segment(m0, n1) = m_y.segment(m0, n1) * (2 * p_incl.segment(m0, n1) - pi) - 2 * q_incl.segment(m0, n1) + qi;
+        cm.segment(m0 + n1, n - n1) = m_y.segment(m0 + n1, n - n1) * pi - qi;
+        buf.head(n) = alpha_g.segment(m0, n) + m_beta * cm.segment(m0, n) + running.segment(m0, n);
+        const Scalar v = buf.head(n).minCoeff();
+        if (v < best) {
+          best = v;
+          Index j = 0;
+          while (buf[j] != v) ++j;
+          best_m = m0 + j;
         }
       }
       F[std::size_t(i)] = best - c;
-      arg[std::size_t(i)] = best_r;
+      best_of_row[std::size_t(i)] = best_m;
+      if (i < k) running = running.min(F[std::size_t(i)] - m_beta * cm);
+    }
+    // Bin starts along the optimal path: r minimizing F[r] - beta C_m[r] over r < i, with
+    // C_m[r] = y_m P[r] - Q[r] for r <= m and the split formula for r > m.
+    const Eigen::Map<const Array> f(F.data(), k + 1);
+    Array g(k + 1);
+    for (Index i = k; i > 0;) {
+      const Index m = best_of_row[std::size_t(i)];
+      const Scalar ym = m_y[m], pm = m_p[m + 1], qm = m_q[m + 1];
+      const Index lo = std::min(i, m + 1);
+      g.head(lo) = f.head(lo) - m_beta * (ym * m_p.head(lo) - m_q.head(lo));
+      g.segment(lo, i - lo) =
+          f.segment(lo, i - lo) - m_beta * (ym * (2 * pm - m_p.segment(lo, i - lo)) - 2 * qm + m_q.segment(lo, i - lo));
+      Index r = 0;
+      g.head(i).minCoeff(&r);
+      arg[std::size_t(i)] = r;
+      i = r;
     }
   }
 
@@ -306,19 +360,19 @@ class AbsoluteBinCost {
     return lo;
   }
 
-  // Sum of (alpha p + beta p [in bin]) |y_m - y| with prefix sums; M = number of values <= y_m.
+  // Sum of (alpha p + beta p [in bin]) |y_m - y|: the global part precomputed, the in-bin part
+  // from prefix sums (M = number of values <= y_m, clamped to the bin).
   Scalar cost_at(Index a, Index b, Index m) const {
-    const Index M = m + 1, Mc = std::clamp(M, a, b);
+    const Index Mc = std::clamp(m + 1, a, b);
     const Scalar o = m_y[m];
-    const Scalar global = o * (2 * m_p[M] - m_p[m_k]) - 2 * m_q[M] + m_q[m_k];
     const Scalar in_bin = o * (2 * m_p[Mc] - m_p[a] - m_p[b]) - 2 * m_q[Mc] + m_q[a] + m_q[b];
-    return m_alpha * global + m_beta * in_bin;
+    return m_alpha * m_global[m] + m_beta * in_bin;
   }
 
   Index m_k;
   Scalar m_alpha, m_beta;
   Scalar m_center = 0;
-  Array m_p, m_q, m_y, m_prob;
+  Array m_p, m_q, m_y, m_prob, m_global;
 };
 
 /// Any NoisyLabelLoss: the bin's output is `loss.minimize(values, weights)` over ALL prior values
@@ -416,14 +470,44 @@ Scalar partition_ratio(const Model& model, const std::vector<Index>& ends, RROnB
   return n / (Scalar(s.alpha) * Scalar(ends.size()) + Scalar(s.beta));
 }
 
+/// Dinkelbach iterations from the partition `out.ends` (ratio `out.ratio`) with the exact
+/// minimizer `solve(c, ends)` of \f$\sum_S (L(S) - c)\f$ over some family of partitions.
+template <typename Scalar, typename Model, typename Solve>
+void dinkelbach_iterate(const Model& model, RROnBinsScale s, Solve&& solve, DinkelbachOutcome<Scalar>& out,
+                        int& iterations, int max_iterations) {
+  std::vector<Index> ends;
+  out.converged = false;
+  while (iterations < max_iterations) {
+    ++iterations;
+    solve(out.ratio * Scalar(s.alpha), ends);
+    const Scalar r = partition_ratio<Scalar>(model, ends, s);
+    // Improvements below a few ulps of lambda are rounding noise, not a better partition.
+    const Scalar tol = 8 * std::numeric_limits<Scalar>::epsilon() * std::abs(out.ratio);
+    if (!(r < out.ratio - tol)) {
+      out.converged = true;
+      return;
+    }
+    out.ratio = r;
+    out.ends = ends;
+  }
+}
+
 /// Dinkelbach's method for \f$\min_x N(x)/D(x)\f$ over interval partitions x, D(x) = alpha d + beta
 /// > 0: given the ratio lambda of the best partition so far, the DP minimizes
 /// \f$N(x) - \lambda D(x) = \sum_{S} (L(S) - \lambda\alpha) - \lambda\beta\f$ exactly; a partition
 /// with a smaller ratio exists iff that minimum is negative, and the DP's partition then has a
 /// ratio below lambda. Finitely many partitions, strictly decreasing ratios: the loop ends at
-/// the optimum. It starts from the better of one bin and all singletons.
+/// the optimum.
+///
+/// Warm start: for k > kWarmStart the same method first runs on the partitions whose cuts lie
+/// on a grid of about \f$2\sqrt{k}\f$ positions (O(k) bin costs per DP via model.cost()), then
+/// on the partitions whose cuts lie within one grid spacing of the cuts found, until they stop
+/// moving. That is usually the optimum already, and the single full DP then only confirms it
+/// (instead of 3-5 full DPs from a cold start). The answer does not depend on the start: only
+/// the number of full DPs does.
 template <typename Scalar, typename Model>
 DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int max_iterations = 100) {
+  constexpr Index kWarmStart = 256;
   const Index k = model.size();
   DinkelbachOutcome<Scalar> out;
   std::vector<Index> one{k}, singletons(static_cast<std::size_t>(k));
@@ -432,25 +516,61 @@ DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int ma
   const Scalar rk = partition_ratio<Scalar>(model, singletons, s);
   out.ends = r1 <= rk ? one : singletons;
   out.ratio = std::min(r1, rk);
+
+  if (k > kWarmStart) {
+    // DP over partitions whose cuts are in `cuts` (sorted, first 0, last k), scalar costs.
+    std::vector<Index> cuts;
+    std::vector<Scalar> G;
+    std::vector<std::size_t> back;
+    auto restricted = [&](Scalar c, std::vector<Index>& ends) {
+      G.assign(cuts.size(), Scalar(0));
+      back.assign(cuts.size(), 0);
+      for (std::size_t i = 1; i < cuts.size(); ++i) {
+        Scalar best = std::numeric_limits<Scalar>::infinity();
+        for (std::size_t r = 0; r < i; ++r) {
+          const Scalar cand = G[r] + model.cost(cuts[r], cuts[i]);
+          if (cand < best) {
+            best = cand;
+            back[i] = r;
+          }
+        }
+        G[i] = best - c;
+      }
+      ends.clear();
+      for (std::size_t i = cuts.size() - 1; i > 0; i = back[i]) ends.push_back(cuts[i]);
+      std::reverse(ends.begin(), ends.end());
+    };
+    int warm_iterations = 0;
+    // 1. Cuts on a grid of about 2 sqrt(k) positions.
+    const Index grid = std::min<Index>(k, Index(2 * std::sqrt(double(k))));
+    const Index spacing = (k + grid - 1) / grid;
+    for (Index g = 0; g <= grid; ++g) cuts.push_back(Index((long double)(k) * g / grid));
+    dinkelbach_iterate<Scalar>(model, s, restricted, out, warm_iterations, max_iterations);
+    // 2. Cuts within one grid spacing of the current cuts, until they stop moving: usually
+    //    the exact optimum, so that the first full DP below only confirms it.
+    for (int round = 0; round < 4; ++round) {
+      std::vector<Index> window{0};
+      for (std::size_t j = 0; j + 1 < out.ends.size(); ++j)
+        for (Index t = std::max<Index>(1, out.ends[j] - spacing); t <= std::min<Index>(k - 1, out.ends[j] + spacing); ++t)
+          if (t > window.back()) window.push_back(t);
+      window.push_back(k);
+      if (Index(window.size()) > k / 4) break;  // no cheaper than the full DP
+      const std::vector<Index> before = out.ends;
+      cuts = window;
+      dinkelbach_iterate<Scalar>(model, s, restricted, out, warm_iterations, max_iterations);
+      if (out.ends == before) break;
+    }
+  }
+
   std::vector<Scalar> F;
   std::vector<Index> arg;
-  std::vector<Index> ends;
-  while (out.iterations < max_iterations) {
-    ++out.iterations;
-    model.dp(out.ratio * Scalar(s.alpha), F, arg);
+  auto full = [&](Scalar c, std::vector<Index>& ends) {
+    model.dp(c, F, arg);
     ends.clear();
     for (Index i = k; i > 0; i = arg[std::size_t(i)]) ends.push_back(i);
     std::reverse(ends.begin(), ends.end());
-    const Scalar r = partition_ratio<Scalar>(model, ends, s);
-    // Improvements below a few ulps of lambda are rounding noise, not a better partition.
-    const Scalar tol = 8 * std::numeric_limits<Scalar>::epsilon() * std::abs(out.ratio);
-    if (!(r < out.ratio - tol)) {
-      out.converged = true;
-      return out;
-    }
-    out.ratio = r;
-    out.ends = ends;
-  }
+  };
+  dinkelbach_iterate<Scalar>(model, s, full, out, out.iterations, max_iterations);
   return out;
 }
 
