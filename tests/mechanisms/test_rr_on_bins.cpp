@@ -23,6 +23,7 @@
 #include "labeldp/core/random.hpp"
 #include "labeldp/mechanisms/detail/rr_on_bins_reference.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
+#include "oracles/glpk_oracle.hpp"
 #include "oracles/statistics.hpp"
 
 using labeldp::AbsoluteLoss;
@@ -266,4 +267,341 @@ TEST_CASE("RR-on-Bins: production == Algorithm 2 as printed at k up to 120", "[r
       CHECK(close(a.mechanism.expected_loss(prior), b.mechanism.expected_loss(prior)));
     }
   }
+}
+
+TEST_CASE("RR-on-Bins: production == Algorithm 2 as printed above the warm-start size (k > 256)", "[rr_on_bins]") {
+  // k > 256 switches on the coarse-grid and window warm starts before the full DP.
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (const double eps : {0.3, 2.0, 6.0}) {
+    std::vector<double> values, probs;
+    for (int j = 0; j < 300; ++j) {
+      values.push_back(j + 0.5 * u(rng));
+      probs.push_back(std::exp(-0.5 * std::pow((j - 90.0) / 40.0, 2)) * (0.5 + u(rng)) + 1e-4);
+    }
+    const auto prior = FinitePrior<double>::from_probabilities(values, probs);
+    INFO("eps = " << eps);
+    const auto sq = labeldp::solve_rr_on_bins(prior, eps, SquaredLoss<>{});
+    CHECK(close(sq.mechanism.expected_loss(prior), labeldp::detail::rr_on_bins_reference(prior, eps).expected_loss));
+    const auto ab = labeldp::solve_rr_on_bins(prior, eps, AbsoluteLoss<>{});
+    CHECK(close(ab.mechanism.expected_loss(prior, AbsoluteLoss<>{}),
+                labeldp::detail::rr_on_bins_reference(prior, eps, AbsoluteLoss<>{}).expected_loss));
+    const auto po = labeldp::solve_rr_on_bins(prior, eps, PoissonLogLoss<>{});
+    CHECK(close(po.mechanism.expected_loss(prior, PoissonLogLoss<>{}),
+                labeldp::detail::rr_on_bins_reference(prior, eps, PoissonLogLoss<>{}).expected_loss));
+    CHECK(sq.status == labeldp::RROnBinsStatus::Optimal);
+    CHECK(sq.iterations <= 3);
+  }
+}
+
+namespace {
+
+// min over ALL eps-DP mechanisms from the prior's values to `outputs` of the expected loss
+// (LP: rows sum to 1, P[y][o] <= e^eps P[y'][o]), solved by GLPK.
+template <typename Loss>
+double glpk_optimal_loss(const FinitePrior<double>& prior, const std::vector<double>& outputs, double eps,
+                         const Loss& loss) {
+  const int k = int(prior.size()), n = int(outputs.size());
+  std::vector<Eigen::Triplet<double>> t;
+  std::vector<labeldp::optim::RowType> types;
+  std::vector<double> b;
+  int row = 0;
+  for (int y = 0; y < k; ++y, ++row) {
+    for (int o = 0; o < n; ++o) t.emplace_back(row, y * n + o, 1.0);
+    types.push_back(labeldp::optim::RowType::Equal);
+    b.push_back(1);
+  }
+  for (int o = 0; o < n; ++o)
+    for (int y = 0; y < k; ++y)
+      for (int z = 0; z < k; ++z)
+        if (y != z) {
+          t.emplace_back(row, y * n + o, 1.0);
+          t.emplace_back(row, z * n + o, -std::exp(eps));
+          types.push_back(labeldp::optim::RowType::LessEqual);
+          b.push_back(0);
+          ++row;
+        }
+  labeldp::test::SparseLinearProgram lp;
+  lp.A.resize(row, k * n);
+  lp.A.setFromTriplets(t.begin(), t.end());
+  lp.b = Eigen::Map<const Eigen::VectorXd>(b.data(), row);
+  lp.row_types = types;
+  lp.c.resize(k * n);
+  for (int y = 0; y < k; ++y)
+    for (int o = 0; o < n; ++o) lp.c[y * n + o] = prior.probability(y) * loss(outputs[std::size_t(o)], prior.value(y));
+  const auto r = labeldp::test::solve_with_glpk(lp);
+  REQUIRE(r.status == labeldp::optim::SolveStatus::Optimal);
+  return r.objective;
+}
+
+}  // namespace
+
+TEST_CASE("RR-on-Bins: optimal among ALL eps-DP mechanisms (Theorem 5) — GLPK's LP optimum", "[rr_on_bins]") {
+  std::mt19937_64 rng(41);
+  for (int c = 0; c < 12; ++c) {
+    const RandomCase rc = random_case(rng, 5, true);
+    const auto& prior = rc.prior;
+    const double lo = prior.value(0), hi = prior.value(prior.size() - 1);
+    auto check = [&](const auto& loss) {
+      const auto rr = labeldp::optimal_rr_on_bins(prior, rc.eps, loss);
+      // Outputs: the mechanism's own plus a 24-point grid over the label range (Poisson: > 0).
+      std::vector<double> outs(rr.outputs().data(), rr.outputs().data() + rr.num_outputs());
+      for (int g = 0; g < 24; ++g) {
+        const double o = lo + (hi - lo) * (g + 0.5) / 24;
+        if (o > 0 || loss.name() != "poisson") outs.push_back(o);
+      }
+      const double lp = glpk_optimal_loss(prior, outs, rc.eps, loss);
+      const double mine = rr.expected_loss(prior, loss);
+      INFO("case " << c << ", loss " << loss.name() << ", k = " << prior.size() << ", eps = " << rc.eps << ": LP "
+                   << lp << ", RR-on-Bins " << mine);
+      const double tol = 1e-7 * std::max(1.0, std::abs(mine));
+      CHECK(lp <= mine + tol);  // RR-on-Bins is feasible for the LP
+      CHECK(lp >= mine - tol);  // and nothing on this output set beats it
+    };
+    check(SquaredLoss<>{});
+    check(AbsoluteLoss<>{});
+    check(PoissonLogLoss<>{});
+  }
+}
+
+TEST_CASE("RR-on-Bins: edge cases (k = 1, zero-probability values, point masses)", "[rr_on_bins]") {
+  SECTION("k = 1: the trivial mechanism") {
+    const auto prior = FinitePrior<double>::from_probabilities({3.5}, {1.0});
+    const auto rr = labeldp::optimal_rr_on_bins(prior, 1.0);
+    REQUIRE(rr.num_outputs() == 1);
+    CHECK(rr.phi(0) == 3.5);
+    CHECK(rr.expected_loss(prior) == 0);
+    labeldp::SeededRandom gen(1);
+    for (int t = 0; t < 100; ++t) CHECK(rr.sample(3.5, gen) == 3.5);
+    CHECK(labeldp::audit_epsilon(rr.mechanism()) == 0);
+  }
+  SECTION("point mass among zero-probability values: one bin, loss 0") {
+    const auto prior = FinitePrior<double>::from_probabilities({0.0, 1.0, 2.0, 5.0}, {0.0, 1.0, 0.0, 0.0});
+    for (const double eps : {0.1, 1.0, 10.0}) {
+      const auto sq = labeldp::optimal_rr_on_bins(prior, eps);
+      CHECK(sq.num_outputs() == 1);
+      CHECK(sq.expected_loss(prior) == Approx(0).margin(1e-12));
+      const auto ab = labeldp::optimal_rr_on_bins(prior, eps, AbsoluteLoss<>{});
+      CHECK(ab.expected_loss(prior, AbsoluteLoss<>{}) == Approx(0).margin(1e-12));
+    }
+  }
+  SECTION("Poisson with all mass on label 0") {
+    const auto prior = FinitePrior<double>::from_probabilities({0.0, 3.0}, {1.0, 0.0});
+    const auto sol = labeldp::solve_rr_on_bins(prior, 1.0, PoissonLogLoss<>{});
+    CHECK(sol.mechanism.num_outputs() == 1);
+    CHECK(sol.mechanism.expected_loss(prior, PoissonLogLoss<>{}) == 0);
+  }
+  SECTION("zero-probability values at both ends and inside, every loss, against the brute force") {
+    const auto prior =
+        FinitePrior<double>::from_probabilities({0.0, 1.0, 2.0, 4.0, 7.0, 8.0, 9.0}, {0.0, 0.3, 0.0, 0.2, 0.4, 0.1, 0.0});
+    for (const double eps : {0.05, 0.7, 3.0, 15.0}) {
+      INFO("eps = " << eps);
+      CHECK(close(labeldp::optimal_rr_on_bins(prior, eps).expected_loss(prior),
+                  brute_force(prior, eps, SquaredLoss<>{}).best));
+      CHECK(close(labeldp::optimal_rr_on_bins(prior, eps, AbsoluteLoss<>{}).expected_loss(prior, AbsoluteLoss<>{}),
+                  brute_force(prior, eps, AbsoluteLoss<>{}).best));
+      CHECK(close(labeldp::optimal_rr_on_bins(prior, eps, PoissonLogLoss<>{}).expected_loss(prior, PoissonLogLoss<>{}),
+                  brute_force(prior, eps, PoissonLogLoss<>{}).best));
+    }
+  }
+}
+
+TEST_CASE("RR-on-Bins: Algorithm 1's matrix and the sampler's realized matrix audit to eps", "[rr_on_bins]") {
+  const Vector<double> inputs = (Vector<double>(6) << -2, 0, 1, 3, 4, 10).finished();
+  const Vector<double> phi = (Vector<double>(6) << -1, -1, 2, 2, 3.5, 10).finished();
+  for (const double eps : {1e-3, 0.01, 0.5, std::log(5.0), 1.0, 3.0, 10.0, 20.0, 30.0}) {
+    INFO("eps = " << eps);
+    const RROnBins<double> rr(inputs, phi, eps);
+    REQUIRE(rr.num_outputs() == 4);
+    const auto mech = rr.mechanism();
+    // Exact entries of Algorithm 1.
+    const double e = std::exp(eps);
+    CHECK(mech.probabilities()(0, 0) == Approx(e / (e + 3)).epsilon(1e-14));
+    CHECK(mech.probabilities()(0, 1) == Approx(1 / (e + 3)).epsilon(1e-12));
+    const double audited = labeldp::audit_epsilon(mech);
+    CHECK(audited <= eps * (1 + 1e-12));
+    CHECK(audited >= eps * (1 - 1e-9));
+    const double realized = labeldp::audit_epsilon(rr.realized_probabilities());
+    CHECK(realized <= eps * (1 + 1e-12));
+    CHECK(realized >= eps * (1 - 1e-9));  // the rounding of q costs no noticeable utility
+    // Rows of the realized matrix are distributions.
+    CHECK(rr.realized_probabilities().row(2).sum() == Approx(1).epsilon(1e-15));
+  }
+  SECTION("large eps: the sampler's coin is the small uniform probability, still exact to eps") {
+    for (const double eps : {60.0, 300.0}) {
+      const RROnBins<double> rr(inputs, phi, eps);
+      const double realized = labeldp::audit_epsilon(rr.realized_probabilities());
+      CHECK(realized <= eps * (1 + 1e-12));
+      CHECK(realized >= eps * (1 - 1e-12));
+      CHECK(rr.uniform_probability() > 0);
+    }
+  }
+}
+
+namespace {
+
+// Chi-square of `n` samples of input index i against the exact row of Algorithm 1.
+double sampler_p_value(const RROnBins<double>& rr, Index i, long long n, std::uint64_t seed, const labeldp::Matrix<double>& rows,
+                       Index row_of_truth) {
+  labeldp::SeededRandom gen(seed);
+  std::vector<long long> counts(std::size_t(rr.num_outputs()), 0);
+  const double y = rr.inputs()[i];
+  for (long long t = 0; t < n; ++t) {
+    const double o = rr.sample(y, gen);
+    const Index j = Index(std::lower_bound(rr.outputs().data(), rr.outputs().data() + rr.num_outputs(), o) -
+                          rr.outputs().data());
+    ++counts[std::size_t(j)];
+  }
+  std::vector<double> probs(std::size_t(rr.num_outputs()));
+  for (Index j = 0; j < rr.num_outputs(); ++j) probs[std::size_t(j)] = rows(row_of_truth, j);
+  return labeldp::test::chi_square(counts, probs).p_value;
+}
+
+}  // namespace
+
+TEST_CASE("RR-on-Bins: sample() matches Algorithm 1's rows (chi-square, fixed seeds)", "[rr_on_bins]") {
+  const auto prior = FinitePrior<double>::from_probabilities({0, 1, 2, 3, 5, 8, 13}, {0.3, 0.2, 0.15, 0.15, 0.1, 0.06, 0.04});
+  const auto rr = labeldp::optimal_rr_on_bins(prior, 2.0);
+  REQUIRE(rr.num_outputs() >= 3);
+  const auto P = rr.mechanism().probabilities();
+  for (Index i = 0; i < rr.num_inputs(); ++i) {
+    INFO("input " << rr.inputs()[i]);
+    CHECK(sampler_p_value(rr, i, 20000, 100 + std::uint64_t(i), P, i) > 1e-4);
+  }
+  // The test has power: the samples of the first input are rejected against the last input's row.
+  CHECK(sampler_p_value(rr, 0, 20000, 7, P, rr.num_inputs() - 1) < 1e-6);
+  // sample_index draws from the same distribution.
+  labeldp::SeededRandom gen(5);
+  std::vector<long long> counts(std::size_t(rr.num_outputs()), 0);
+  for (int t = 0; t < 20000; ++t) ++counts[std::size_t(rr.sample_index(3, gen))];
+  std::vector<double> row(P.row(3).data(), P.row(3).data() + P.cols());
+  CHECK(labeldp::test::chi_square(counts, row).p_value > 1e-4);
+}
+
+TEST_CASE("RR-on-Bins: sample() matches Algorithm 1's rows, 2e6 draws per input and several eps",
+          "[.][statistical][rr_on_bins]") {
+  const auto prior = FinitePrior<double>::from_probabilities({0, 1, 2, 3, 5, 8, 13, 21}, {0.25, 0.2, 0.15, 0.12, 0.1, 0.08, 0.06, 0.04});
+  for (const double eps : {0.05, 0.5, 2.0, 6.0}) {
+    const auto rr = labeldp::optimal_rr_on_bins(prior, eps, AbsoluteLoss<>{});
+    const auto P = rr.mechanism().probabilities();
+    for (Index i = 0; i < rr.num_inputs(); ++i) {
+      INFO("eps " << eps << ", input " << rr.inputs()[i] << ", d = " << rr.num_outputs());
+      CHECK(sampler_p_value(rr, i, 2000000, 1000 + std::uint64_t(i), P, i) > 1e-5);
+    }
+  }
+}
+
+TEST_CASE("RR-on-Bins: label lookup", "[rr_on_bins]") {
+  const Vector<double> inputs = (Vector<double>(4) << -1.5, 0.0, 2.25, 1e300).finished();
+  const Vector<double> phi = (Vector<double>(4) << 0, 0, 1, 1).finished();
+  const RROnBins<double> rr(inputs, phi, 1.0);
+  for (Index i = 0; i < 4; ++i) CHECK(rr.input_index(inputs[i]) == i);
+  CHECK(rr.input_index(-0.0) == 1);  // -0 == 0
+  labeldp::SeededRandom gen(3);
+  const double o = rr.sample(2.25, gen);
+  CHECK((o == 0 || o == 1));
+}
+
+// ---- Rejected input: one test per value, checking type and message. ----
+
+TEST_CASE("RR-on-Bins rejects eps = 0", "[rr_on_bins][validation]") {
+  const Vector<double> v = Vector<double>::LinSpaced(3, 0, 2);
+  REQUIRE_THROWS_AS(RROnBins<double>(v, v, 0.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(v, v, 0.0), Catch::Contains("'eps' must be finite and positive, got 0"));
+}
+TEST_CASE("RR-on-Bins rejects a negative eps", "[rr_on_bins][validation]") {
+  const Vector<double> v = Vector<double>::LinSpaced(3, 0, 2);
+  REQUIRE_THROWS_AS(RROnBins<double>(v, v, -1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(v, v, -1.0), Catch::Contains("'eps' must be finite and positive, got -1"));
+}
+TEST_CASE("RR-on-Bins rejects eps = NaN", "[rr_on_bins][validation]") {
+  const Vector<double> v = Vector<double>::LinSpaced(3, 0, 2);
+  REQUIRE_THROWS_AS(RROnBins<double>(v, v, std::nan("")), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(v, v, std::nan("")), Catch::Contains("'eps' must be finite and positive, got nan"));
+}
+TEST_CASE("RR-on-Bins rejects eps = inf", "[rr_on_bins][validation]") {
+  const Vector<double> v = Vector<double>::LinSpaced(3, 0, 2);
+  const double inf = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_AS(RROnBins<double>(v, v, inf), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(v, v, inf), Catch::Contains("'eps' must be finite and positive, got inf"));
+}
+TEST_CASE("optimal_rr_on_bins rejects eps = 0, negative, NaN and inf", "[rr_on_bins][validation]") {
+  const auto prior = FinitePrior<double>::from_probabilities({0.0, 1.0}, {0.5, 0.5});
+  for (const double eps : {0.0, -2.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    INFO("eps = " << eps);
+    REQUIRE_THROWS_AS(labeldp::optimal_rr_on_bins(prior, eps), std::invalid_argument);
+    REQUIRE_THROWS_WITH(labeldp::optimal_rr_on_bins(prior, eps), Catch::Contains("'eps' must be finite and positive"));
+    REQUIRE_THROWS_WITH(labeldp::detail::rr_on_bins_reference(prior, eps), Catch::Contains("'eps' must be finite and positive"));
+  }
+}
+TEST_CASE("RR-on-Bins rejects a decreasing phi", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
+  const Vector<double> phi = (Vector<double>(3) << 0, 0.5, 0.25).finished();
+  REQUIRE_THROWS_AS(RROnBins<double>(in, phi, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(in, phi, 1.0),
+                      Catch::Contains("'phi' must be non-decreasing (entry 2 follows 0.5), got 0.25"));
+}
+TEST_CASE("RR-on-Bins rejects phi and inputs of different sizes", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
+  const Vector<double> phi = (Vector<double>(2) << 0, 1).finished();
+  REQUIRE_THROWS_AS(RROnBins<double>(in, phi, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(in, phi, 1.0), Catch::Contains("'phi' must have one entry per input (3), got 2"));
+}
+TEST_CASE("RR-on-Bins rejects empty inputs", "[rr_on_bins][validation]") {
+  const Vector<double> none(0);
+  REQUIRE_THROWS_AS(RROnBins<double>(none, none, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(none, none, 1.0), Catch::Contains("'inputs' must not be empty"));
+}
+TEST_CASE("RR-on-Bins rejects inputs that are not strictly increasing", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(3) << 0, 1, 1).finished();
+  REQUIRE_THROWS_AS(RROnBins<double>(in, in, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(in, in, 1.0),
+                      Catch::Contains("'inputs' must be strictly increasing (entry 2 follows 1), got 1"));
+}
+TEST_CASE("RR-on-Bins rejects a non-finite input", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(2) << 0, std::numeric_limits<double>::infinity()).finished();
+  const Vector<double> phi = (Vector<double>(2) << 0, 1).finished();
+  REQUIRE_THROWS_AS(RROnBins<double>(in, phi, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(in, phi, 1.0), Catch::Contains("'inputs' must be finite, got inf"));
+}
+TEST_CASE("RR-on-Bins rejects a NaN phi", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(2) << 0, 1).finished();
+  const Vector<double> phi = (Vector<double>(2) << 0, std::nan("")).finished();
+  REQUIRE_THROWS_AS(RROnBins<double>(in, phi, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RROnBins<double>(in, phi, 1.0), Catch::Contains("'phi' must be finite, got nan"));
+}
+TEST_CASE("RR-on-Bins: sample() rejects a label that is not an input", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
+  const RROnBins<double> rr(in, in, 1.0);
+  labeldp::SeededRandom gen(1);
+  REQUIRE_THROWS_AS(rr.sample(1.5, gen), std::invalid_argument);
+  REQUIRE_THROWS_WITH(rr.sample(1.5, gen), Catch::Contains("'y' must be one of the mechanism's input values, got 1.5"));
+}
+TEST_CASE("RR-on-Bins: sample() rejects a NaN label", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
+  const RROnBins<double> rr(in, in, 1.0);
+  labeldp::SeededRandom gen(1);
+  REQUIRE_THROWS_AS(rr.sample(std::nan(""), gen), std::invalid_argument);
+  REQUIRE_THROWS_WITH(rr.sample(std::nan(""), gen), Catch::Contains("'y' must be one of the mechanism's input values, got nan"));
+}
+TEST_CASE("RR-on-Bins: sample_index() rejects an index out of range", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
+  const RROnBins<double> rr(in, in, 1.0);
+  labeldp::SeededRandom gen(1);
+  REQUIRE_THROWS_AS(rr.sample_index(3, gen), std::invalid_argument);
+  REQUIRE_THROWS_WITH(rr.sample_index(3, gen), Catch::Contains("'input_index' must be in [0, 3), got 3"));
+  REQUIRE_THROWS_WITH(rr.sample_index(-1, gen), Catch::Contains("'input_index' must be in [0, 3), got -1"));
+}
+TEST_CASE("optimal_rr_on_bins rejects a negative label with Poisson log loss", "[rr_on_bins][validation]") {
+  const auto prior = FinitePrior<double>::from_probabilities({-1.0, 2.0}, {0.5, 0.5});
+  REQUIRE_THROWS_AS(labeldp::optimal_rr_on_bins(prior, 1.0, PoissonLogLoss<>{}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_rr_on_bins(prior, 1.0, PoissonLogLoss<>{}),
+                      Catch::Contains("Poisson log loss needs labels >= 0, got -1"));
+}
+TEST_CASE("RR-on-Bins: expected_loss rejects a prior on other values", "[rr_on_bins][validation]") {
+  const Vector<double> in = (Vector<double>(2) << 0, 1).finished();
+  const RROnBins<double> rr(in, in, 1.0);
+  const auto other = FinitePrior<double>::from_probabilities({0.0, 2.0}, {0.5, 0.5});
+  REQUIRE_THROWS_AS(rr.expected_loss(other), std::invalid_argument);
+  REQUIRE_THROWS_WITH(rr.expected_loss(other), Catch::Contains("'prior' must have exactly the mechanism's input values"));
 }

@@ -37,15 +37,17 @@ namespace labeldp {
 /// prior (optimal_rr_on_bins()) is optimal among ALL eps-DP mechanisms for losses satisfying
 /// Assumption 4.
 ///
-/// Sampling is exact: with \f$q = W/(W + d)\f$, \f$W = e^\varepsilon - 1\f$, the sampler returns
-/// \f$\Phi(y)\f$ when an exact Bernoulli(q) succeeds (core bernoulli(), which compares random bits
-/// with the binary expansion of the double q) and otherwise an exactly uniform output among all
-/// d (core uniform_below()). It realizes \f$\Pr[\Phi(y)] = q + (1-q)/d\f$ and \f$(1-q)/d\f$
-/// elsewhere, whose ratio is \f$1 + q d / (1 - q)\f$; q is the double nearest below \f$W/(W+d)\f$
-/// for which that ratio is at most \f$e^\varepsilon\f$ (checked in long double with a margin), so
-/// the realized mechanism is never less private than requested — by at most a few ulps more
-/// private, and for eps above about \f$37 + \ln d\f$, where q would round to 1, it realizes the
-/// largest privacy level a double q below 1 allows. realized_probabilities() returns that matrix
+/// Sampling is exact. With \f$W = e^\varepsilon - 1\f$ and \f$s = d/(W + d)\f$, the sampler
+/// returns an exactly uniform output among all d (core uniform_below()) with probability s and
+/// \f$\Phi(y)\f$ otherwise; the coin is an exact Bernoulli (core bernoulli(), which compares
+/// random bits with the binary expansion of a double) of s itself when \f$s < 1/2\f$, of
+/// \f$q = 1 - s = W/(W+d)\f$ otherwise, so the small one of the two is the double that is
+/// rounded and the realized probabilities keep full relative precision at every eps. It
+/// realizes \f$\Pr[\Phi(y)] = 1 - s + s/d\f$ and \f$s/d\f$ elsewhere, whose ratio is
+/// \f$1 + d(1-s)/s\f$ — exactly \f$e^\varepsilon\f$ for the real s. The double is rounded in
+/// the direction that keeps the ratio at most \f$e^\varepsilon\f$ (checked in long double with a
+/// margin of 16 ulps), so the realized mechanism is never less private than requested, and more
+/// private by a few ulps only. realized_probabilities() returns that matrix
 /// for audits; mechanism() returns the exact matrix of Algorithm 1.
 ///
 /// \tparam Scalar floating-point type of labels and outputs.
@@ -96,7 +98,7 @@ class RROnBins {
       m_bin[std::size_t(i)] = Index(outs.size()) - 1;
     }
     m_outputs = Eigen::Map<const Vector<Scalar>>(outs.data(), Index(outs.size()));
-    m_keep = keep_probability_for(eps, num_outputs());
+    set_sampler(eps, num_outputs());
     if constexpr (kHashed) build_index();
   }
 
@@ -162,18 +164,19 @@ class RROnBins {
     return FiniteMechanism<Scalar>(m_inputs, m_outputs, std::move(p));
   }
 
-  /// The probability q with which the sampler keeps \f$\Phi(y)\f$ before falling back to a
-  /// uniform output (see the class comment); 1 when d = 1.
-  double keep_probability() const { return m_keep; }
+  /// The probability s with which the sampler draws a uniform output instead of
+  /// \f$\Phi(y)\f$ (see the class comment), as the sampler realizes it; 0 when d = 1.
+  long double uniform_probability() const { return m_coin_is_uniform ? m_coin : 1.0L - m_coin; }
 
-  /// The k x d matrix the sampler realizes exactly: \f$q + (1-q)/d\f$ on \f$\Phi(y)\f$'s column,
-  /// \f$(1-q)/d\f$ elsewhere (computed in long double, rounded to Scalar). Audit this one to
-  /// certify the samples themselves.
+  /// The k x d matrix the sampler realizes exactly: \f$1 - s + s/d\f$ on \f$\Phi(y)\f$'s column,
+  /// \f$s/d\f$ elsewhere (computed in long double, rounded to Scalar). Audit this one to certify
+  /// the samples themselves.
   Matrix<Scalar> realized_probabilities() const {
     const Index k = num_inputs(), d = num_outputs();
-    const long double q = m_keep, other = (1.0L - q) / static_cast<long double>(d);
+    const long double other = uniform_probability() / static_cast<long double>(d);
+    const long double own = 1.0L - other * static_cast<long double>(d - 1);
     Matrix<Scalar> p = Matrix<Scalar>::Constant(k, d, static_cast<Scalar>(other));
-    for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = static_cast<Scalar>(q + other);
+    for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = static_cast<Scalar>(own);
     return p;
   }
 
@@ -223,23 +226,38 @@ class RROnBins {
   template <std::uniform_random_bit_generator G>
   Index sample_bin(Index bin, G& gen) const {
     if (m_outputs.size() == 1) return 0;
-    if (bernoulli(m_keep, gen)) return bin;
+    if (bernoulli(m_coin, gen) != m_coin_is_uniform) return bin;
     return Index(uniform_below(std::uint64_t(m_outputs.size()), gen));
   }
 
-  // Largest double q < 1 at or below W/(W+d) with realized ratio 1 + q d/(1-q) <= e^eps - the
-  // check runs in long double with a margin of 16 long-double ulps, far above its rounding.
-  static double keep_probability_for(double eps, Index d) {
-    if (d <= 1) return 1.0;
+  // The coin of the sampler: Bernoulli(s) for "uniform output" when s = d/(W+d) < 1/2, else
+  // Bernoulli(q = 1 - s) for "keep Phi(y)". The double is rounded (s up, q down) until the
+  // realized ratio 1 + d(1-s)/s is at most e^eps, checked in long double with a 16-ulp margin
+  // far above the check's own rounding.
+  void set_sampler(double eps, Index d) {
+    m_coin_is_uniform = false;
+    m_coin = 1.0;
+    if (d <= 1) return;
     const long double w = std::expm1(static_cast<long double>(eps));
     const long double dd = static_cast<long double>(d);
-    double q = std::isinf(w) ? 1.0 : static_cast<double>(w / (w + dd));
     const long double bound = w * (1.0L - 16 * LDBL_EPSILON);
-    auto too_private_loss = [&](double x) {
-      return x >= 1.0 || static_cast<long double>(x) * dd / (1.0L - static_cast<long double>(x)) > bound;
-    };
-    while (q > 0 && too_private_loss(q)) q = std::nextafter(q, 0.0);
-    return q;
+    const long double s_exact = dd / (w + dd);
+    if (s_exact < 0.5L) {
+      m_coin_is_uniform = true;
+      double s = static_cast<double>(s_exact);
+      auto too_leaky = [&](double x) {
+        return !(x > 0) || dd * (1.0L - static_cast<long double>(x)) / static_cast<long double>(x) > bound;
+      };
+      while (s < 1.0 && too_leaky(s)) s = std::nextafter(s, 1.0);
+      m_coin = s;
+    } else {
+      double q = static_cast<double>(w / (w + dd));
+      auto too_leaky = [&](double x) {
+        return static_cast<long double>(x) * dd / (1.0L - static_cast<long double>(x)) > bound;
+      };
+      while (q > 0 && too_leaky(q)) q = std::nextafter(q, 0.0);
+      m_coin = q;
+    }
   }
 
   static constexpr bool kHashed =
@@ -279,7 +297,8 @@ class RROnBins {
   Vector<Scalar> m_inputs;
   Vector<Scalar> m_outputs;
   std::vector<Index> m_bin;
-  double m_keep = 1.0;
+  double m_coin = 1.0;            // probability of the sampler's coin (see set_sampler())
+  bool m_coin_is_uniform = false;  // the coin decides "uniform output" (else "keep Phi(y)")
   std::vector<Slot> m_slots;
   std::size_t m_mask = 0;
   int m_shift = 63;
