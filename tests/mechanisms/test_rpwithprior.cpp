@@ -5,6 +5,8 @@
 // chi-square and Kolmogorov-Smirnov at fixed seeds; Monte Carlo and quadrature for the MSE.
 #include <catch2/catch.hpp>
 
+#include <glpk.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -644,4 +646,84 @@ TEST_CASE("RPWithPrior::finite_mechanism rejects unsorted inputs", "[rpwithprior
   const RPWithPrior<> mech(0.0, 1.0, 0.3, 0.7, 0.1);
   REQUIRE_THROWS_AS(mech.finite_mechanism({0.5, 0.2}), std::invalid_argument);
   REQUIRE_THROWS_WITH(mech.finite_mechanism({0.5, 0.2}), Catch::Contains("input values must be strictly increasing"));
+}
+
+namespace {
+// LP (3.3) of the paper on a grid, solved by GLPK: inputs y_j = A1 + j h (j < J), output cells
+// of width h tiling N_I = [A1 - zeta, A2 + zeta] with zeta = Zc h; variables v (the constant
+// density on N_y, constraint 3) and the density f[j][k] on every cell k outside N_{y_j};
+// rows: normalization per input, and f(j,k) <= e^eps f(j',k) for every cell and input pair;
+// maximize sum_j p_j * 2 zeta v. Lemma 3.3: the optimum is 2 zeta / gamma * sum_j p_j.
+double lemma33_lp_optimum(int J, int Zc, double h, double eps, const std::vector<double>& p) {
+  const int K = (J - 1) + 2 * Zc;
+  auto near = [&](int j, int k) { return k >= j && k < j + 2 * Zc; };
+  std::vector<std::vector<int>> col(std::size_t(J), std::vector<int>(std::size_t(K), 1));  // 1 = v
+  int ncols = 1;
+  for (int j = 0; j < J; ++j)
+    for (int k = 0; k < K; ++k)
+      if (!near(j, k)) col[std::size_t(j)][std::size_t(k)] = ++ncols;
+  glp_prob* lp = glp_create_prob();
+  glp_set_obj_dir(lp, GLP_MAX);
+  glp_add_cols(lp, ncols);
+  for (int c = 1; c <= ncols; ++c) glp_set_col_bnds(lp, c, GLP_LO, 0.0, 0.0);
+  double psum = 0;
+  for (double x : p) psum += x;
+  glp_set_obj_coef(lp, 1, 2 * Zc * h * psum);
+  std::vector<int> ia{0}, ja{0};
+  std::vector<double> ar{0.0};
+  int row = 0;
+  for (int j = 0; j < J; ++j) {  // normalization: 2 zeta v + h * sum of far densities = 1
+    glp_add_rows(lp, 1);
+    ++row;
+    glp_set_row_bnds(lp, row, GLP_FX, 1.0, 1.0);
+    ia.push_back(row); ja.push_back(1); ar.push_back(2 * Zc * h);
+    for (int k = 0; k < K; ++k)
+      if (!near(j, k)) { ia.push_back(row); ja.push_back(col[std::size_t(j)][std::size_t(k)]); ar.push_back(h); }
+  }
+  const double E = std::exp(eps);
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < J; ++j)
+      for (int j2 = 0; j2 < J; ++j2) {
+        const int a = col[std::size_t(j)][std::size_t(k)], b = col[std::size_t(j2)][std::size_t(k)];
+        if (j == j2 || a == b) continue;  // v <= e^eps v always holds
+        glp_add_rows(lp, 1);
+        ++row;
+        glp_set_row_bnds(lp, row, GLP_UP, 0.0, 0.0);  // d(j,k) - e^eps d(j2,k) <= 0
+        ia.push_back(row); ja.push_back(a); ar.push_back(1.0);
+        ia.push_back(row); ja.push_back(b); ar.push_back(-E);
+      }
+  glp_load_matrix(lp, int(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  const int ret = glp_simplex(lp, &parm);
+  const double value = (ret == 0 && glp_get_status(lp) == GLP_OPT) ? glp_get_obj_val(lp) : -1.0;
+  glp_delete_prob(lp);
+  return value;
+}
+}  // namespace
+
+TEST_CASE("RPWithPrior: Lemma 3.3's optimum of LP (3.3) on a grid (GLPK) is attained by (3.4)", "[rpwithprior][glpk]") {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int J = 2 + int(unit(rng) * 9), Zc = 1 + int(unit(rng) * 4);
+    const double h = 0.25, A1 = -1.0, A2 = A1 + (J - 1) * h, zeta = Zc * h;
+    const double eps = 0.05 * std::pow(100.0, unit(rng));
+    std::vector<double> p(static_cast<std::size_t>(J));
+    for (auto& x : p) x = 0.05 + unit(rng);
+    const double lp = lemma33_lp_optimum(J, Zc, h, eps, p);
+    // The mechanism's own probability of landing within zeta, from its CDF, weighted by p.
+    const RPWithPrior<> mech(A1, A2, zeta, eps, h);
+    double attained = 0, psum = 0;
+    for (int j = 0; j < J; ++j) {
+      const double y = A1 + j * h;
+      attained += p[std::size_t(j)] * (mech.cdf(y + zeta, y) - mech.cdf(y - zeta, y));
+      psum += p[std::size_t(j)];
+    }
+    INFO("trial " << trial << " J " << J << " Zc " << Zc << " eps " << eps);
+    REQUIRE(lp > 0);
+    CHECK(lp == Approx(2 * zeta / mech.gamma() * psum).epsilon(1e-9));
+    CHECK(attained == Approx(lp).epsilon(1e-9));
+  }
 }
