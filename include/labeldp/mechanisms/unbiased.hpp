@@ -220,6 +220,10 @@ struct UnbiasedOptions {
   Index max_rounds = 10000;
   /// A column enters when its reduced cost (scaled units, costs of order 1) is below minus this.
   double pricing_tolerance = 1e-9;
+  /// Continuous solver only: size of the grid (over [L, U]) solved first to seed the exact
+  /// solver with near-optimal columns; -1 = automatic (4k), 0 or 1 = no seeding. Seeding cuts the
+  /// exact solver's rounds several-fold; it never changes the optimum.
+  Index seed_grid_size = -1;
   /// Options of the master's simplex.
   optim::SimplexOptions simplex{};
 };
@@ -309,11 +313,18 @@ struct StaircaseMaster {
 
 /// Column generation on the staircase master: `loss_of(column)` gives the per-label loss
 /// vector at the column's output (scaled units), `price(duals, tol)` the improving columns.
+///
+/// With `penalty` > 0 the master also holds 2m artificial columns \f$\pm e_r\f$ of that cost, so it
+/// is feasible from the start even when the initial columns are not; a final solution that
+/// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
+/// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial,
-                                       LossAt&& loss_of, Price&& price, const UnbiasedOptions& options) {
+                                       LossAt&& loss_of, Price&& price, const UnbiasedOptions& options,
+                                       double penalty = 0) {
   StaircaseMaster S;
   const Index m = P.num_rows();
+  const Index artificial = penalty > 0 ? 2 * m : 0;
   auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
     A.resize(m, Index(cols.size()));
     c.resize(Index(cols.size()));
@@ -324,14 +335,27 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   for (auto& col : initial)
     if (S.seen.emplace(col.output, col.pattern).second) fresh.push_back(std::move(col));
   optim::LinearProgram lp = empty_master(P);
-  block(fresh, lp.A, lp.c);
+  {
+    Eigen::MatrixXd A;
+    Eigen::VectorXd c;
+    block(fresh, A, c);
+    lp.A = Eigen::MatrixXd::Zero(m, artificial + A.cols());
+    lp.c.resize(artificial + A.cols());
+    for (Index r = 0; r < artificial / 2; ++r) {
+      lp.A(r, 2 * r) = 1;
+      lp.A(r, 2 * r + 1) = -1;
+    }
+    lp.c.head(artificial).setConstant(penalty);
+    lp.A.rightCols(A.cols()) = A;
+    lp.c.tail(A.cols()) = c;
+  }
   S.columns = std::move(fresh);
   optim::RevisedSimplex master(std::move(lp), options.simplex);
   for (;;) {
     const optim::SimplexResult r = master.solve();
     S.iterations += r.iterations;
     S.status = r.status;
-    S.x = r.x;
+    S.x = r.x.tail(r.x.size() - artificial);
     if (r.status != optim::SolveStatus::Optimal) return S;
     if (S.rounds >= options.max_rounds) {
       S.status = optim::SolveStatus::IterationLimit;
@@ -345,7 +369,11 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     // No column outside the master prices out: the master's duals are feasible for the full
     // LP, so its optimum is the full optimum. (Columns already in the master that the oracle
     // still reports differ from the simplex's own view only by roundoff.)
-    if (added.empty()) return S;
+    if (added.empty()) {
+      if (artificial > 0 && r.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
+        S.status = optim::SolveStatus::Infeasible;
+      return S;
+    }
     Eigen::MatrixXd A;
     Eigen::VectorXd c;
     block(added, A, c);
@@ -525,8 +553,6 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   const bool bracketed =
       k == 1 ? (scaled[0] <= ymin && scaled[n - 1] >= ymax)
              : (scaled[0] <= (e * ymin - ymax) / w + 1e-12 && scaled[n - 1] >= (e * ymax - ymin) / w - 1e-12);
-  const Index m = P.num_rows();
-  const double penalty = 1e6;
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return loss_values.col(col.grid_index);
   };
@@ -534,58 +560,10 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
     double min_rc = 0;
     return detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
   };
-  if (bracketed) {
-    detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options);
-    return detail::finish_unbiased(prior, P, S, original, loss);
-  }
-  // Penalized artificials: appended as extra master columns with unit coefficients on one row
-  // each (both signs), cost `penalty`. They are handled outside the staircase metadata by a
-  // thin wrapper master.
-  optim::LinearProgram lp = detail::empty_master(P);
-  std::vector<detail::StaircaseColumn> cols;
-  std::set<std::pair<double, std::vector<std::uint8_t>>> seen;
-  for (auto& c : initial)
-    if (seen.emplace(c.output, c.pattern).second) cols.push_back(std::move(c));
-  const Index t0 = Index(cols.size());
-  lp.A.resize(m, 2 * m + t0);
-  lp.c.resize(2 * m + t0);
-  lp.A.leftCols(2 * m).setZero();
-  for (Index r = 0; r < m; ++r) {
-    lp.A(r, 2 * r) = 1;
-    lp.A(r, 2 * r + 1) = -1;
-  }
-  lp.c.head(2 * m).setConstant(penalty);
-  for (Index j = 0; j < t0; ++j)
-    lp.c[2 * m + j] = detail::staircase_coefficients(P, cols[std::size_t(j)], loss_of(cols[std::size_t(j)]),
-                                                     lp.A.col(2 * m + j));
-  optim::RevisedSimplex master(std::move(lp), options.simplex);
-  detail::StaircaseMaster S;
-  for (;;) {
-    const optim::SimplexResult r = master.solve();
-    S.iterations += r.iterations;
-    S.status = r.status;
-    if (r.status != optim::SolveStatus::Optimal) break;
-    if (S.rounds >= options.max_rounds) {
-      S.status = optim::SolveStatus::IterationLimit;
-      break;
-    }
-    ++S.rounds;
-    std::vector<detail::StaircaseColumn> added;
-    for (auto& c : price(r.duals, options.pricing_tolerance))
-      if (seen.emplace(c.output, c.pattern).second) added.push_back(std::move(c));
-    if (added.empty()) {
-      if (r.x.head(2 * m).maxCoeff() > 1e-9) S.status = optim::SolveStatus::Infeasible;
-      S.x = r.x.tail(r.x.size() - 2 * m);
-      break;
-    }
-    Eigen::MatrixXd A(m, Index(added.size()));
-    Eigen::VectorXd c(Index(added.size()));
-    for (std::size_t j = 0; j < added.size(); ++j)
-      c[Index(j)] = detail::staircase_coefficients(P, added[j], loss_of(added[j]), A.col(Index(j)));
-    master.add_columns(A, c);
-    for (auto& col : added) cols.push_back(std::move(col));
-  }
-  S.columns = std::move(cols);
+  // Costs are O(1) after scaling, so the LP's duals are far below this penalty unless the
+  // output set is nearly infeasible.
+  const double penalty = bracketed ? 0.0 : 1e6;
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
   return detail::finish_unbiased(prior, P, S, original, loss);
 }
 
@@ -647,16 +625,45 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   const Index k = P.num_labels();
   const double lo = (options.output_lower - P.shift) / P.scale;
   const double hi = (options.output_upper - P.shift) / P.scale;
-  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, std::clamp(-1.0, lo, hi), -1);
-  for (auto& c : detail::one_sided_columns(k, std::clamp(1.0, lo, hi), -1)) initial.push_back(std::move(c));
+  const double a = std::clamp(-1.0, lo, hi), b = std::clamp(1.0, lo, hi);
+  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, a, -1);
+  for (auto& c : detail::one_sided_columns(k, b, -1)) initial.push_back(std::move(c));
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return (P.labels.array() - col.output).square().matrix();
   };
+  const Index n0 = options.seed_grid_size < 0 ? 4 * k : options.seed_grid_size;
+  Index seed_rounds = 0, seed_iterations = 0;
+  if (n0 > 1 && b > a) {
+    // Stage 1: the same problem on a grid over [a, b]; its columns seed the exact stage. Column
+    // generation with exact continuous pricing alone converges slowly (the outputs creep to
+    // their optimal positions round by round); from the grid optimum only the last digits move.
+    Eigen::VectorXd grid(n0);
+    for (Index j = 0; j < n0; ++j) grid[j] = a + (b - a) * double(j) / double(n0 - 1);
+    Eigen::MatrixXd weighted(k, n0);
+    for (Index j = 0; j < n0; ++j) weighted.col(j) = P.probs.cwiseProduct((P.labels.array() - grid[j]).square().matrix());
+    auto price_grid = [&](const Eigen::VectorXd& duals, double tol) {
+      double min_rc = 0;
+      return detail::price_grid(P, weighted, grid, duals, tol, 2 * k + 2, min_rc);
+    };
+    detail::StaircaseMaster G = detail::solve_staircase_master(P, initial, loss_of, price_grid, options);
+    seed_rounds = G.rounds;
+    seed_iterations = G.iterations;
+    if (G.status == optim::SolveStatus::Optimal) {
+      for (Index j = 0; j < G.x.size(); ++j)
+        if (G.x[j] > 0) {
+          detail::StaircaseColumn c = G.columns[std::size_t(j)];
+          c.grid_index = -1;
+          initial.push_back(std::move(c));
+        }
+    }
+  }
   auto price = [&](const Eigen::VectorXd& duals, double tol) {
     double min_rc = 0;
     return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
   };
   detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options);
+  S.rounds += seed_rounds;
+  S.iterations += seed_iterations;
   return detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
 }
 

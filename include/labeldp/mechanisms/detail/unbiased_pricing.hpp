@@ -92,6 +92,62 @@ inline double best_pattern(const UnbiasedProblem& P, const Eigen::VectorXd& term
   return rc;
 }
 
+/// The 2k columns of Proposition 7's two-point mechanism on {lo_output, hi_output} (scaled):
+/// \f$M(y) = \text{lo}\f$ with probability \f$(\text{hi} - y)/(\text{hi} - \text{lo})\f$. Its column
+/// at lo decreases in y and the one at hi increases, so each is a non-negative combination of
+/// nested one-sided staircase vectors: prefixes of the sorted labels at lo, suffixes at hi
+/// (plus the empty pattern at both). These make the first master feasible whenever the two
+/// points bracket the dbRR outputs.
+inline std::vector<StaircaseColumn> one_sided_columns(Index k, double output, Index grid_index) {
+  std::vector<StaircaseColumn> cols;
+  for (Index len = 0; len < k; ++len) {
+    StaircaseColumn prefix, suffix;
+    prefix.pattern.assign(std::size_t(k), 0);
+    suffix.pattern.assign(std::size_t(k), 0);
+    for (Index i = 0; i < len; ++i) prefix.pattern[std::size_t(i)] = 1;
+    for (Index i = k - len; i < k; ++i) suffix.pattern[std::size_t(i)] = 1;
+    prefix.output = suffix.output = output;
+    prefix.grid_index = suffix.grid_index = grid_index;
+    cols.push_back(std::move(prefix));
+    if (len > 0) cols.push_back(std::move(suffix));
+  }
+  return cols;
+}
+
+/// Appends the one-sided columns (pattern a prefix or a suffix of the sorted labels) at output
+/// `o` whose reduced cost, from the per-label terms at o, is below `-tolerance`. Adding them
+/// with the best pattern at each priced output is what makes column generation converge in
+/// few rounds: the optimum's patterns are intervals (Claim 11), mostly one-sided, and a master
+/// that lacks the neighbours of its best pattern oscillates (ALGORITHMS.md section 2).
+inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Eigen::VectorXd>& terms, double o,
+                             Index grid_index, double tolerance, std::vector<StaircaseColumn>& out) {
+  const Index k = P.num_labels();
+  // Reduced cost of the prefix of length len: sum_{i<len} terms + low * sum_{i>=len} terms.
+  const double total = terms.sum();
+  double head = 0;
+  for (Index len = 0; len < k; ++len) {
+    if (len > 0) head += terms[len - 1];
+    const double prefix_rc = head + P.low * (total - head);
+    const double suffix_rc = (total - head) + P.low * head;  // U on labels len..k-1
+    if (prefix_rc < -tolerance) {
+      StaircaseColumn c;
+      c.pattern.assign(std::size_t(k), 0);
+      for (Index i = 0; i < len; ++i) c.pattern[std::size_t(i)] = 1;
+      c.output = o;
+      c.grid_index = grid_index;
+      out.push_back(std::move(c));
+    }
+    if (len > 0 && suffix_rc < -tolerance) {
+      StaircaseColumn c;
+      c.pattern.assign(std::size_t(k), 0);
+      for (Index i = len; i < k; ++i) c.pattern[std::size_t(i)] = 1;
+      c.output = o;
+      c.grid_index = grid_index;
+      out.push_back(std::move(c));
+    }
+  }
+}
+
 /// Exact pricing over a finite output grid (Alg. 1's LP in staircase form). `weighted_loss` is
 /// the k x n matrix \f$p_y g(o_j, y)\f$; `outputs` the n scaled grid points. For every grid point
 /// the best pattern is found in O(k); the columns returned are those at local minima (along the
@@ -129,6 +185,7 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
     col.grid_index = j;
     best_pattern(P, terms.col(j), &col.pattern);
     columns.push_back(std::move(col));
+    append_one_sided(P, terms.col(j), outputs[j], j, tolerance, columns);
   }
   return columns;
 }
@@ -217,30 +274,13 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
   if (Index(candidates.size()) > max_columns) candidates.resize(std::size_t(max_columns));
   std::vector<StaircaseColumn> columns;
   columns.reserve(candidates.size());
-  for (auto& c : candidates) columns.push_back(std::move(c.second));
-  return columns;
-}
-
-/// The 2k columns of Proposition 7's two-point mechanism on {lo_output, hi_output} (scaled):
-/// \f$M(y) = \text{lo}\f$ with probability \f$(\text{hi} - y)/(\text{hi} - \text{lo})\f$. Its column
-/// at lo decreases in y and the one at hi increases, so each is a non-negative combination of
-/// nested one-sided staircase vectors: prefixes of the sorted labels at lo, suffixes at hi
-/// (plus the empty pattern at both). These make the first master feasible whenever the two
-/// points bracket the dbRR outputs.
-inline std::vector<StaircaseColumn> one_sided_columns(Index k, double output, Index grid_index) {
-  std::vector<StaircaseColumn> cols;
-  for (Index len = 0; len < k; ++len) {
-    StaircaseColumn prefix, suffix;
-    prefix.pattern.assign(std::size_t(k), 0);
-    suffix.pattern.assign(std::size_t(k), 0);
-    for (Index i = 0; i < len; ++i) prefix.pattern[std::size_t(i)] = 1;
-    for (Index i = k - len; i < k; ++i) suffix.pattern[std::size_t(i)] = 1;
-    prefix.output = suffix.output = output;
-    prefix.grid_index = suffix.grid_index = grid_index;
-    cols.push_back(std::move(prefix));
-    if (len > 0) cols.push_back(std::move(suffix));
+  for (auto& c : candidates) {
+    const double o = c.second.output;
+    columns.push_back(std::move(c.second));
+    terms_at(o);
+    append_one_sided(P, terms, o, -1, tolerance, columns);
   }
-  return cols;
+  return columns;
 }
 
 }  // namespace labeldp::detail
