@@ -1,0 +1,113 @@
+// `labeldp bins --prior FILE --eps E [--loss squared|absolute|poisson] [--json]`: the optimal
+// RR-on-Bins mechanism for a known prior (Ghazi et al., ICLR 2023, Algorithms 1-2; solved exactly
+// by labeldp::solve_rr_on_bins(); contract: shared/contract/cli.md).
+//
+// expected_loss = sum_y p(y) E[loss(M(y), y)] under Algorithm 1's exact probabilities, with
+// squared (o-y)^2, absolute |o-y| or Poisson o - y ln(o). Everything is computed before anything
+// is printed, so bad input leaves stdout empty.
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "command.hpp"
+#include "labeldp/core/loss.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/io/csv.hpp"
+#include "labeldp/io/json.hpp"
+#include "labeldp/mechanisms/rr_on_bins.hpp"
+
+namespace {
+
+using labeldp::Index;
+using labeldp::cli::InputError;
+
+struct BinsArgs {
+  std::string prior;
+  double eps = 0;
+  std::string loss = "squared";
+  bool json = false;
+};
+
+// Poisson log loss needs labels >= 0: name the file line of the first negative value.
+void check_poisson_labels(const std::string& path) {
+  labeldp::io::for_each_column_value(path, "value", [&](double v, std::size_t line) {
+    if (v < 0)
+      throw InputError(path + ":" + std::to_string(line) + ": value " + labeldp::detail::format_number(v) +
+                       " is negative: Poisson log loss needs labels >= 0");
+  });
+}
+
+template <typename Loss>
+std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior, const Loss& loss) {
+  const auto sol = labeldp::solve_rr_on_bins(prior, a.eps, loss);
+  const auto& rr = sol.mechanism;
+  if (a.loss == "poisson" && !(rr.outputs()[0] > 0))
+    throw InputError(a.prior + ": all probability is on label 0: Poisson log loss needs outputs > 0, and no positive "
+                               "output is optimal");
+  const double expected = rr.expected_loss(prior, loss);
+  using labeldp::io::json_number;
+  std::ostringstream out;
+  if (a.json) {
+    std::string bins = "\"bins\":[";
+    for (Index b = 0, first = 0; b < rr.num_outputs(); ++b) {
+      Index last = first;
+      while (last + 1 < rr.num_inputs() && rr.bin_of(last + 1) == b) ++last;
+      if (b) bins += ',';
+      bins += "{\"first\":" + json_number(rr.inputs()[first]) + ",\"last\":" + json_number(rr.inputs()[last]) +
+              ",\"output\":" + json_number(rr.outputs()[b]) + "}";
+      first = last + 1;
+    }
+    bins += "]";
+    // The contract lists "bins" between "outputs" and "probabilities".
+    std::string fields = labeldp::io::mechanism_json_fields(rr.mechanism());
+    fields.insert(fields.find(",\"probabilities\":") + 1, bins + ",");
+    out << "{\"mechanism\":\"rr-on-bins\",\"eps\":" << json_number(a.eps) << ",\"loss\":\"" << a.loss
+        << "\",\"expected_loss\":" << json_number(expected) << "," << fields << "}\n";
+  } else {
+    out << "RR-on-Bins (eps " << json_number(a.eps) << ", " << a.loss << " loss): " << rr.num_outputs()
+        << " bins, expected loss " << json_number(expected) << "\n";
+    for (Index i = 0; i < rr.num_inputs(); ++i)
+      out << json_number(rr.inputs()[i]) << " -> " << json_number(rr.phi(i)) << "\n";
+  }
+  return out.str();
+}
+
+void run_bins(const BinsArgs& a) {
+  labeldp::validate_epsilon(a.eps, "--eps");
+  if (a.loss != "squared" && a.loss != "absolute" && a.loss != "poisson")
+    throw InputError("'--loss' must be squared, absolute or poisson, got '" + a.loss + "'");
+  const auto prior = labeldp::io::read_prior_csv(a.prior);
+  std::string text;
+  if (a.loss == "squared") {
+    text = render(a, prior, labeldp::SquaredLoss<double>{});
+  } else if (a.loss == "absolute") {
+    text = render(a, prior, labeldp::AbsoluteLoss<double>{});
+  } else {
+    check_poisson_labels(a.prior);
+    text = render(a, prior, labeldp::PoissonLogLoss<double>{});
+  }
+  std::cout << text;
+}
+
+const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
+    "bins",
+    "optimal RR-on-Bins mechanism for a known prior (Ghazi et al. 2023, Algorithms 1-2, exact)",
+    [](CLI::App& app) {
+      auto args = std::make_shared<BinsArgs>();
+      app.add_option("--prior", args->prior,
+                     "CSV with header value,prob or value,count; one row per distinct value, any order")
+          ->required();
+      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      app.add_option("--loss", args->loss, "squared (default), absolute or poisson (labels >= 0)");
+      app.add_flag("--json", args->json,
+                   "print {\"mechanism\":\"rr-on-bins\",\"eps\",\"loss\",\"expected_loss\",\"inputs\",\"outputs\","
+                   "\"bins\":[{\"first\",\"last\",\"output\"}],\"probabilities\"}, numbers with 17 significant digits");
+      app.footer("Each label is reported as its bin's output with probability e^eps/(e^eps+d-1), as each other output "
+                 "with probability 1/(e^eps+d-1); the bins minimize the expected loss (optimal among all eps-DP "
+                 "mechanisms, Theorem 5).");
+      app.callback([args] { run_bins(*args); });
+    }}};
+
+}  // namespace
