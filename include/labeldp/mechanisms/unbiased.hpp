@@ -29,6 +29,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -48,6 +49,7 @@
 #include "labeldp/mechanisms/detail/unbiased_lp.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
 #include "labeldp/optim/simplex.hpp"
+#include "labeldp/prior/private_histogram.hpp"
 
 namespace labeldp {
 
@@ -756,27 +758,52 @@ class UnbiasedRandomizer {
   UnbiasedRandomizedRounding<Scalar> m_rounding;
 };
 
-/// LabelRandomizer (Alg. 3) given the prior estimated privately with budget eps1 (for example
-/// by the Laplace histogram of the paper's Alg. 4): builds the optimal unbiased randomizer for
-/// `private_prior` with budget eps2 on the FeasibleOutputSet grid of `grid_size` points, and
-/// randomizes every label with it (URR first for labels between support points). The whole is
-/// (eps1 + eps2)-DP when `private_prior` is eps1-DP.
+/// Result of label_randomizer(): the noisy labels and what produced them.
+template <typename Scalar = double>
+struct LabelRandomizerResult {
+  std::vector<Scalar> noisy_labels;  ///< one per input label, in input order
+  FinitePrior<Scalar> private_prior;  ///< \f$P'\f$, the eps1-DP prior estimate (Alg. 4)
+  UnbiasedResult<Scalar> randomizer;  ///< the optimal unbiased randomizer for \f$P'\f$ (eps2)
+};
+
+/// LabelRandomizer (Alg. 3): spends eps1 on a private prior (the library's Alg. 4,
+/// private_histogram_of_labels(): exact two-sided geometric noise of scale 2/eps1 on the counts,
+/// clipped and normalized), builds the optimal unbiased randomizer for that prior with eps2 on
+/// the `grid_size`-point FeasibleOutputSet grid, and randomizes every label with it. The whole
+/// is (eps1 + eps2)-DP (basic composition; the randomizer reads the labels only through the
+/// private prior and its own eps2-DP rows).
 ///
-/// The printed Alg. 3 builds the grid as FeasibleOutputSet_{eps1}; Proposition 7 needs the
-/// mechanism's own budget, and the grid for eps2 is narrower (finer at equal n), so eps2 is used.
-/// \return the noisy labels, in input order.
-/// \throws std::invalid_argument on bad parameters, a label outside the prior's hull, or a
-///         failed solve (whose status is named).
+/// The printed Alg. 3 builds the grid as FeasibleOutputSet with eps1; Proposition 7 needs the
+/// mechanism's own budget (the eps2 grid is narrower, hence finer at equal n, and still
+/// feasible), so eps2 is used.
+///
+/// \param labels the labels, each a value of `support`.
+/// \param support public label set Y, strictly increasing.
+/// \param eps1 budget of the prior estimate, finite and > 0.
+/// \param eps2 budget of the randomizer, finite and > 0.
+/// \param grid_size n >= 2.
+/// \param gen random bit generator (SecureRandom for real releases).
+/// \throws std::invalid_argument on bad parameters or a label outside the support; a solve that
+///         does not end optimal (never expected: Prop. 7) is reported in the message.
+///
+/// \code{.cpp}
+/// labeldp::SecureRandom gen;
+/// auto out = labeldp::label_randomizer(labels, support, 0.05, 0.95, 416, gen);
+/// \endcode
 template <typename Scalar = double, std::uniform_random_bit_generator G>
-std::vector<Scalar> label_randomizer(const std::vector<Scalar>& labels, const FinitePrior<Scalar>& private_prior,
-                                     double eps2, Index grid_size, G& gen) {
-  const UnbiasedResult<Scalar> r = optimal_unbiased_grid(private_prior, eps2, grid_size);
+LabelRandomizerResult<Scalar> label_randomizer(const std::vector<Scalar>& labels, const Vector<Scalar>& support,
+                                               double eps1, double eps2, Index grid_size, G& gen) {
+  validate_epsilon(eps1, "eps1");
+  validate_epsilon(eps2, "eps2");
+  if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
+  PrivateHistogram<Scalar> hist =
+      private_histogram_of_labels(support, std::span<const Scalar>(labels.data(), labels.size()), eps1, gen);
+  UnbiasedResult<Scalar> r = optimal_unbiased_grid(hist.prior, eps2, grid_size);
   if (!r.optimal())
     throw std::invalid_argument("the unbiased randomizer LP ended " + optim::to_string(r.status));
-  const UnbiasedRandomizer<Scalar> randomizer(r.mechanism);
-  std::vector<Scalar> out;
-  out.reserve(labels.size());
-  for (Scalar y : labels) out.push_back(randomizer.sample(y, gen));
+  LabelRandomizerResult<Scalar> out{{}, hist.prior, r};
+  out.noisy_labels.reserve(labels.size());
+  for (Scalar y : labels) out.noisy_labels.push_back(r.mechanism.sample(y, gen));
   return out;
 }
 

@@ -1,0 +1,483 @@
+// Optimal unbiased randomizers (Badanidiyuru et al., NeurIPS 2023): oracles are GLPK on the
+// paper's explicit LP, the LP solved by the in-house simplex in its printed form, brute-force
+// RR-on-Bins, closed forms (dbRR, Prop. 7's two-point mechanism) and exact audits.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <labeldp/core/audit.hpp>
+#include <labeldp/mechanisms/rr_on_bins.hpp>
+#include <labeldp/mechanisms/unbiased.hpp>
+
+#include "mechanisms/test_unbiased_oracle.hpp"
+
+using labeldp::FinitePrior;
+using labeldp::Index;
+using labeldp::UnbiasedOptions;
+using labeldp::Vector;
+using labeldp::optim::SolveStatus;
+
+namespace {
+
+FinitePrior<> random_prior(std::mt19937_64& rng, int k, bool integer_labels) {
+  std::uniform_real_distribution<double> u(0.05, 1.0), gap(0.3, 3.0);
+  std::vector<double> v, w;
+  double y = std::uniform_real_distribution<double>(-5, 5)(rng);
+  for (int i = 0; i < k; ++i) {
+    v.push_back(integer_labels ? double(i) : y);
+    y += gap(rng);
+    w.push_back(u(rng));
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+FinitePrior<> figure2_prior() { return FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15}); }
+
+// Checks every property a returned mechanism must have, against the prior and eps.
+void check_mechanism(const labeldp::UnbiasedResult<>& r, const FinitePrior<>& prior, double eps, double max_bias) {
+  REQUIRE(r.optimal());
+  const auto& M = r.mechanism;
+  REQUIRE(M.inputs() == prior.values());
+  const double ymax = prior.values().cwiseAbs().maxCoeff();
+  for (Index i = 0; i < M.num_inputs(); ++i) {
+    INFO("row " << i);
+    CHECK(std::abs(M.probabilities().row(i).sum() - 1) <= 1e-12);
+    CHECK(M.probabilities().row(i).minCoeff() >= 0);
+    const double bias = M.conditional_mean(i) - prior.value(i);
+    if (max_bias == 0) {
+      CHECK(std::abs(bias) <= 1e-9 * std::max(ymax, 1.0));
+    } else {
+      CHECK(std::abs(bias) <= max_bias * (1 + 1e-9) + 1e-9 * std::max(ymax, 1.0));
+    }
+  }
+  // Only outputs with positive probability are listed.
+  for (Index j = 0; j < M.num_outputs(); ++j) CHECK(M.probabilities().col(j).maxCoeff() > 0);
+  CHECK(labeldp::audit_epsilon(M) <= eps * (1 + 1e-12));
+  CHECK(labeldp::audit_epsilon(M.realized_probabilities()) <= eps * (1 + 1e-12));
+  CHECK(r.expected_loss == Approx(M.expected_loss(prior)).epsilon(1e-12));
+}
+
+struct Glpk {
+  SolveStatus status;
+  double objective;
+};
+
+Glpk glpk_unbiased(const FinitePrior<>& prior, double eps, const Vector<>& outputs, double max_bias, bool absolute) {
+  const Index k = prior.size(), n = outputs.size();
+  Eigen::MatrixXd loss(k, n);
+  for (Index y = 0; y < k; ++y)
+    for (Index i = 0; i < n; ++i) {
+      const double d = outputs[i] - prior.value(y);
+      loss(y, i) = absolute ? std::abs(d) : d * d;
+    }
+  const auto lp = labeldp::test::unbiased_lp(prior.values(), prior.probabilities(), eps, outputs, loss, max_bias,
+                                             labeldp::test::UnbiasedLpForm::Pairwise);
+  const auto r = labeldp::test::solve_with_glpk(lp);
+  return {r.status, r.objective};
+}
+
+}  // namespace
+
+TEST_CASE("dbRR (Def. 23): outputs by the formula, unbiased, eps-DP exactly", "[unbiased]") {
+  std::mt19937_64 rng(11);
+  for (double eps : {0.1, 1.0, 4.0}) {
+    for (int k : {1, 2, 5}) {
+      const auto prior = random_prior(rng, k, false);
+      const auto& Y = prior.values();
+      const auto M = labeldp::debiased_randomized_response(Y, eps);
+      INFO("eps " << eps << " k " << k);
+      const double e = std::exp(eps);
+      for (Index i = 0; i < k; ++i) {
+        if (k > 1) CHECK(M.outputs()[i] == Approx(((e + k - 1) * Y[i] - Y.sum()) / (e - 1)).epsilon(1e-12));
+        CHECK(M.conditional_mean(i) == Approx(Y[i]).margin(1e-12 * (1 + std::abs(M.outputs()[0]))));
+      }
+      if (k > 1) CHECK(labeldp::audit_epsilon(M) == Approx(eps).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("FeasibleOutputSet (Alg. 2): n evenly spaced points from the extreme dbRR outputs", "[unbiased]") {
+  const auto prior = figure2_prior();
+  const double eps = 0.5, W = std::expm1(eps);
+  const double L = ((std::exp(eps) + 2) * 0 - 3) / W, U = ((std::exp(eps) + 2) * 2 - 3) / W;
+  const auto grid = labeldp::feasible_output_set(prior, eps, 5);
+  REQUIRE(grid.size() == 5);
+  CHECK(grid[0] == Approx(L).epsilon(1e-14));
+  CHECK(grid[4] == Approx(U).epsilon(1e-14));
+  for (Index i = 1; i < 5; ++i) CHECK(grid[i] - grid[i - 1] == Approx((U - L) / 4).epsilon(1e-12));
+  const auto one = labeldp::feasible_output_set(FinitePrior<>::from_probabilities({3.0}, {1.0}), eps, 7);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0] == 3.0);
+}
+
+TEST_CASE("Proposition 7: {L, U} alone is feasible; the mechanism is the two-point one", "[unbiased]") {
+  std::mt19937_64 rng(7);
+  for (double eps : {0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
+    const auto prior = random_prior(rng, 5, false);
+    const auto grid = labeldp::feasible_output_set(prior, eps, 2);
+    const auto r = labeldp::optimal_unbiased_on_outputs(prior, eps, grid);
+    INFO("eps " << eps);
+    check_mechanism(r, prior, eps, 0);
+    REQUIRE(r.mechanism.num_outputs() == 2);
+    const double L = grid[0], U = grid[1];
+    for (Index i = 0; i < prior.size(); ++i)
+      CHECK(r.mechanism.probabilities()(i, 0) == Approx((U - prior.value(i)) / (U - L)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("Grid LP by column generation equals the explicit LP solved by GLPK", "[unbiased][glpk]") {
+  std::mt19937_64 rng(2023);
+  int cases = 0;
+  for (double eps : {0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
+    for (int k : {2, 3, 5, 8}) {
+      for (int n : {2, 7, 16, 64}) {
+        if (k == 8 && n == 64 && eps < 1) continue;  // keeps the default run short; eps 1..8 cover it
+        const auto prior = random_prior(rng, k, (k + n) % 2 == 0);
+        const auto grid = labeldp::feasible_output_set(prior, eps, n);
+        const auto r = labeldp::optimal_unbiased_on_outputs(prior, eps, grid);
+        const auto g = glpk_unbiased(prior, eps, grid, 0, false);
+        INFO("eps " << eps << " k " << k << " n " << n);
+        REQUIRE(g.status == SolveStatus::Optimal);
+        check_mechanism(r, prior, eps, 0);
+        CHECK(r.expected_loss == Approx(g.objective).epsilon(1e-7));
+        CHECK(r.mechanism.num_outputs() <= 2 * k);  // Theorem 6 holds on grids too (basic solution)
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases > 80);
+}
+
+TEST_CASE("Grid LP with absolute loss and with a bias bound equals GLPK", "[unbiased][glpk]") {
+  std::mt19937_64 rng(99);
+  for (double eps : {0.5, 2.0}) {
+    for (double B : {0.0, 0.3, 2.0}) {
+      const auto prior = random_prior(rng, 6, false);
+      const auto grid = labeldp::feasible_output_set(prior, eps, 24);
+      UnbiasedOptions opt;
+      opt.max_bias = B;
+      INFO("eps " << eps << " B " << B);
+      const auto sq = labeldp::optimal_unbiased_on_outputs(prior, eps, grid, opt);
+      check_mechanism(sq, prior, eps, B);
+      CHECK(sq.expected_loss == Approx(glpk_unbiased(prior, eps, grid, B, false).objective).epsilon(1e-7));
+      const auto ab = labeldp::optimal_unbiased_on_outputs(prior, eps, grid, opt, labeldp::AbsoluteLoss<>{});
+      REQUIRE(ab.optimal());
+      CHECK(ab.expected_loss == Approx(glpk_unbiased(prior, eps, grid, B, true).objective).epsilon(1e-7));
+      CHECK(ab.expected_loss == Approx(ab.mechanism.expected_loss(prior, labeldp::AbsoluteLoss<>{})).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("Column generation equals Alg. 1 as printed on the in-house simplex", "[unbiased]") {
+  std::mt19937_64 rng(5);
+  for (double eps : {0.5, 2.0}) {
+    const auto prior = random_prior(rng, 3, false);
+    const auto grid = labeldp::feasible_output_set(prior, eps, 9);
+    const auto ref = labeldp::optimal_unbiased_reference(prior, eps, grid);
+    const auto cg = labeldp::optimal_unbiased_on_outputs(prior, eps, grid);
+    INFO("eps " << eps << " reference status " << labeldp::optim::to_string(ref.status));
+    REQUIRE(ref.optimal());
+    check_mechanism(ref, prior, eps, 0);
+    CHECK(cg.expected_loss == Approx(ref.expected_loss).epsilon(1e-7));
+  }
+}
+
+TEST_CASE("Output sets that cannot be unbiased are reported Infeasible, as GLPK says", "[unbiased][glpk]") {
+  const auto prior = figure2_prior();
+  // The labels themselves as outputs: M(0) must be 0 surely, which eps-DP forbids for M(2).
+  Vector<> outs(3);
+  outs << 0, 1, 2;
+  CHECK(glpk_unbiased(prior, 1.0, outs, 0, false).status == SolveStatus::Infeasible);
+  CHECK(labeldp::optimal_unbiased_on_outputs(prior, 1.0, outs).status == SolveStatus::Infeasible);
+  // Wider than the labels but narrower than the two-label dbRR interval [-2/(e-1), ...].
+  outs << -0.5, 1, 2.5;
+  const auto g = glpk_unbiased(prior, 1.0, outs, 0, false);
+  const auto r = labeldp::optimal_unbiased_on_outputs(prior, 1.0, outs);
+  CHECK(r.status == g.status);
+  if (g.status == SolveStatus::Optimal) CHECK(r.expected_loss == Approx(g.objective).epsilon(1e-7));
+}
+
+TEST_CASE("Continuous optimum: at most 2k outputs (Thm 6), never above any grid (GLPK-checked)", "[unbiased]") {
+  std::mt19937_64 rng(31);
+  for (double eps : {0.1, 1.0, 4.0}) {
+    for (int k : {2, 4, 7}) {
+      const auto prior = random_prior(rng, k, false);
+      const auto c = labeldp::optimal_unbiased_continuous(prior, eps);
+      INFO("eps " << eps << " k " << k);
+      check_mechanism(c, prior, eps, 0);
+      CHECK(c.mechanism.num_outputs() <= 2 * k);
+      // FeasibleOutputSet grids and random grids wider than [L, U].
+      std::uniform_real_distribution<double> u(-1.5, 1.5);
+      const auto base = labeldp::feasible_output_set(prior, eps, 2);
+      const double mid = 0.5 * (base[0] + base[1]), half = 0.5 * (base[1] - base[0]);
+      for (int n : {3, 16, 60}) {
+        const auto grid = labeldp::feasible_output_set(prior, eps, n);
+        const auto g = glpk_unbiased(prior, eps, grid, 0, false);
+        REQUIRE(g.status == SolveStatus::Optimal);
+        CHECK(c.expected_loss <= g.objective * (1 + 1e-9));
+        std::vector<double> pts{base[0], base[1]};
+        for (int t = 0; t < n; ++t) pts.push_back(mid + half * u(rng));
+        std::sort(pts.begin(), pts.end());
+        Vector<> random_grid = Eigen::Map<Vector<>>(pts.data(), Index(pts.size()));
+        const auto gr = glpk_unbiased(prior, eps, random_grid, 0, false);
+        REQUIRE(gr.status == SolveStatus::Optimal);
+        CHECK(c.expected_loss <= gr.objective * (1 + 1e-9));
+      }
+    }
+  }
+}
+
+TEST_CASE("Lemma 8: grid loss minus the [L, U] optimum is at most K * Delta", "[unbiased]") {
+  std::mt19937_64 rng(8);
+  for (double eps : {0.5, 1.0, 3.0}) {
+    const auto prior = random_prior(rng, 5, true);
+    const auto ends = labeldp::feasible_output_set(prior, eps, 2);
+    const double L = ends[0], U = ends[1];
+    UnbiasedOptions range;
+    range.output_lower = L;
+    range.output_upper = U;
+    const auto c = labeldp::optimal_unbiased_continuous(prior, eps, range);
+    REQUIRE(c.optimal());
+    for (Index j = 0; j < c.mechanism.num_outputs(); ++j) {
+      CHECK(c.mechanism.outputs()[j] >= L - 1e-9 * (U - L));
+      CHECK(c.mechanism.outputs()[j] <= U + 1e-9 * (U - L));
+    }
+    for (Index n : {2, 5, 20, 80}) {
+      const auto g = labeldp::optimal_unbiased_grid(prior, eps, n);
+      REQUIRE(g.optimal());
+      const double delta = (U - L) / double(n - 1);
+      // Paper's g = (o - y)^2 / 2 is K-Lipschitz on [L, U] with K = U - L; expected_loss is 2G.
+      INFO("eps " << eps << " n " << n);
+      CHECK(g.expected_loss / 2 - c.expected_loss / 2 <= (U - L) * delta * (1 + 1e-9));
+      CHECK(g.expected_loss >= c.expected_loss * (1 - 1e-9));
+    }
+  }
+}
+
+TEST_CASE("Figure 2: prior over {0,1,2}, eps 0.5 — every output lies outside [0, 2]", "[unbiased]") {
+  const auto prior = figure2_prior();
+  const auto c = labeldp::optimal_unbiased_continuous(prior, 0.5);
+  check_mechanism(c, prior, 0.5, 0);
+  const auto g = labeldp::optimal_unbiased_grid(prior, 0.5, 1000);
+  check_mechanism(g, prior, 0.5, 0);
+  for (const auto* r : {&c, &g})
+    for (Index j = 0; j < r->mechanism.num_outputs(); ++j) {
+      const double o = r->mechanism.outputs()[j];
+      INFO("output " << o);
+      CHECK((o < 0 || o > 2));
+    }
+  CHECK(c.expected_loss <= g.expected_loss);
+}
+
+TEST_CASE("Bounded bias: B = 0 is unbiased, loss non-increasing in B, RR-on-Bins for large B", "[unbiased]") {
+  std::mt19937_64 rng(17);
+  for (double eps : {0.3, 1.0, 3.0}) {
+    const auto prior = random_prior(rng, 5, false);
+    const double spread = prior.value(4) - prior.value(0);
+    const auto unbiased = labeldp::optimal_unbiased_continuous(prior, eps);
+    double previous = std::numeric_limits<double>::infinity();
+    for (double B : {0.0, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0 * spread}) {
+      UnbiasedOptions opt;
+      opt.max_bias = B;
+      const auto r = labeldp::optimal_unbiased_continuous(prior, eps, opt);
+      INFO("eps " << eps << " B " << B);
+      check_mechanism(r, prior, eps, B);
+      CHECK(r.max_bias <= B * (1 + 1e-9) + 1e-12 * spread);
+      CHECK(r.expected_loss <= previous * (1 + 1e-9));
+      if (B == 0) CHECK(r.expected_loss == Approx(unbiased.expected_loss).epsilon(1e-9));
+      previous = r.expected_loss;
+    }
+    // Large B: the bias rows are slack; the optimum over all eps-DP mechanisms is RR-on-Bins
+    // (paper 1, Theorem 5) — brute force over all bin splits, and the library's solver.
+    const double brute = labeldp::test::brute_force_rr_on_bins_loss(prior.values(), prior.probabilities(), eps);
+    CHECK(previous == Approx(brute).epsilon(1e-8));
+    CHECK(previous == Approx(labeldp::optimal_rr_on_bins(prior, eps).expected_loss(prior)).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("Brute-force RR-on-Bins oracle reproduces the paper's example", "[unbiased]") {
+  const auto prior = figure2_prior();
+  std::vector<double> phi;
+  labeldp::test::brute_force_rr_on_bins_loss(prior.values(), prior.probabilities(), 0.5, &phi);
+  CHECK(phi[0] == Approx(0.396).margin(5e-4));
+  CHECK(phi[1] == Approx(0.720).margin(5e-4));
+  CHECK(phi[2] == Approx(0.720).margin(5e-4));
+}
+
+TEST_CASE("A one-value prior yields the trivial mechanism", "[unbiased]") {
+  const auto prior = FinitePrior<>::from_probabilities({4.5}, {1.0});
+  for (const auto& r : {labeldp::optimal_unbiased_grid(prior, 1.0, 10), labeldp::optimal_unbiased_continuous(prior, 1.0)}) {
+    REQUIRE(r.optimal());
+    REQUIRE(r.mechanism.num_outputs() == 1);
+    CHECK(r.mechanism.outputs()[0] == 4.5);
+    CHECK(r.mechanism.probabilities()(0, 0) == 1.0);
+    CHECK(r.expected_loss == 0.0);
+  }
+}
+
+TEST_CASE("Labels with zero prior probability keep their unbiasedness rows", "[unbiased]") {
+  const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 5}, {0.5, 0.0, 0.5, 0.0});
+  const auto c = labeldp::optimal_unbiased_continuous(prior, 1.0);
+  check_mechanism(c, prior, 1.0, 0);
+  const auto grid = labeldp::feasible_output_set(prior, 1.0, 40);
+  const auto g = labeldp::optimal_unbiased_on_outputs(prior, 1.0, grid);
+  check_mechanism(g, prior, 1.0, 0);
+  CHECK(g.expected_loss == Approx(glpk_unbiased(prior, 1.0, grid, 0, false).objective).epsilon(1e-7));
+  CHECK(c.expected_loss <= g.expected_loss * (1 + 1e-9));
+}
+
+TEST_CASE("URR: exact two-point distribution with mean v", "[unbiased][urr]") {
+  Vector<> pts(4);
+  pts << -1, 0, 2.5, 10;
+  const labeldp::UnbiasedRandomizedRounding<> urr(pts);
+  for (double v : {-1.0, -0.25, 0.0, 1.0, 2.5, 9.99, 10.0}) {
+    const auto p = urr.probabilities(v);
+    INFO("v " << v);
+    CHECK(p.sum() == Approx(1).epsilon(1e-15));
+    CHECK(p.dot(pts) == Approx(v).margin(1e-14));
+    CHECK((p.array() > 0).count() <= 2);
+  }
+  labeldp::SeededRandom gen(1);
+  CHECK(urr.sample(2.5, gen) == 2.5);
+  CHECK(urr.sample(-1.0, gen) == -1.0);
+}
+
+TEST_CASE("UnbiasedRandomizer: real labels are unbiased and eps-DP (exact mixture audit)", "[unbiased]") {
+  const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
+  const double eps = 1.0;
+  const auto r = labeldp::optimal_unbiased_continuous(prior, eps);
+  REQUIRE(r.optimal());
+  const labeldp::UnbiasedRandomizer<> randomizer(r.mechanism);
+  const std::vector<double> labels{0.0, 0.3, 1.0, 1.77, 2.0, 3.1, 4.0};
+  Eigen::MatrixXd rows(Index(labels.size()), r.mechanism.num_outputs());
+  for (std::size_t t = 0; t < labels.size(); ++t) {
+    const auto p = randomizer.output_probabilities(labels[t]);
+    rows.row(Index(t)) = p.transpose();
+    CHECK(p.dot(r.mechanism.outputs()) == Approx(labels[t]).margin(1e-9 * 4));
+  }
+  CHECK(labeldp::audit_epsilon(rows) <= eps * (1 + 1e-12));
+}
+
+TEST_CASE("LabelRandomizer (Alg. 3): private prior, randomizer on it, one noisy label per label", "[unbiased]") {
+  Vector<> support(4);
+  support << 1, 2, 3, 4;
+  std::vector<double> labels;
+  for (int i = 0; i < 400; ++i) labels.push_back(double(1 + (i * 7) % 4));
+  labeldp::SeededRandom gen(3);
+  const auto out = labeldp::label_randomizer(labels, support, 0.5, 1.0, 64, gen);
+  REQUIRE(out.noisy_labels.size() == labels.size());
+  REQUIRE(out.randomizer.optimal());
+  CHECK(out.private_prior.values() == support);
+  CHECK(labeldp::audit_epsilon(out.randomizer.mechanism) <= 1.0 * (1 + 1e-12));
+  for (double o : out.noisy_labels) {
+    bool found = false;
+    for (Index j = 0; j < out.randomizer.mechanism.num_outputs(); ++j) found = found || o == out.randomizer.mechanism.outputs()[j];
+    CHECK(found);
+  }
+}
+
+// ---- bad input: one test per rejected value ----
+
+TEST_CASE("Rejects eps = 0", "[unbiased][validation]") {
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_grid(figure2_prior(), 0.0, 10), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_grid(figure2_prior(), 0.0, 10),
+                      Catch::Contains("'eps' must be finite and positive, got 0"));
+}
+TEST_CASE("Rejects negative eps", "[unbiased][validation]") {
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_continuous(figure2_prior(), -1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_continuous(figure2_prior(), -1.0),
+                      Catch::Contains("'eps' must be finite and positive, got -1"));
+}
+TEST_CASE("Rejects NaN eps", "[unbiased][validation]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(labeldp::feasible_output_set(figure2_prior(), nan, 10), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::feasible_output_set(figure2_prior(), nan, 10),
+                      Catch::Contains("'eps' must be finite and positive, got nan"));
+}
+TEST_CASE("Rejects infinite eps", "[unbiased][validation]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_AS(labeldp::debiased_randomized_response(figure2_prior().values(), inf), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::debiased_randomized_response(figure2_prior().values(), inf),
+                      Catch::Contains("'eps' must be finite and positive, got inf"));
+}
+TEST_CASE("Rejects grid size 1", "[unbiased][validation]") {
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, 1), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, 1),
+                      Catch::Contains("'grid_size' must be at least 2, got 1"));
+}
+TEST_CASE("Rejects grid size 0", "[unbiased][validation]") {
+  REQUIRE_THROWS_AS(labeldp::feasible_output_set(figure2_prior(), 1.0, 0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::feasible_output_set(figure2_prior(), 1.0, 0),
+                      Catch::Contains("'grid_size' must be at least 2, got 0"));
+}
+TEST_CASE("Rejects negative grid size", "[unbiased][validation]") {
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, -3), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, -3),
+                      Catch::Contains("'grid_size' must be at least 2, got -3"));
+}
+TEST_CASE("Rejects negative max_bias", "[unbiased][validation]") {
+  UnbiasedOptions opt;
+  opt.max_bias = -0.5;
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt),
+                      Catch::Contains("'max_bias' must be finite and non-negative, got -0.5"));
+}
+TEST_CASE("Rejects NaN max_bias", "[unbiased][validation]") {
+  UnbiasedOptions opt;
+  opt.max_bias = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, 8, opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, 8, opt),
+                      Catch::Contains("'max_bias' must be finite and non-negative, got nan"));
+}
+TEST_CASE("Rejects infinite max_bias", "[unbiased][validation]") {
+  UnbiasedOptions opt;
+  opt.max_bias = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, 8, opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_grid(figure2_prior(), 1.0, 8, opt),
+                      Catch::Contains("'max_bias' must be finite and non-negative, got inf"));
+}
+TEST_CASE("Rejects an empty output set", "[unbiased][validation]") {
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_on_outputs(figure2_prior(), 1.0, Vector<>()), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_on_outputs(figure2_prior(), 1.0, Vector<>()),
+                      Catch::Contains("'outputs' must not be empty"));
+}
+TEST_CASE("Rejects outputs that are not increasing", "[unbiased][validation]") {
+  Vector<> outs(3);
+  outs << -5, 7, 7;
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_on_outputs(figure2_prior(), 1.0, outs), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_on_outputs(figure2_prior(), 1.0, outs),
+                      Catch::Contains("'outputs' must be strictly increasing, got 7 then 7"));
+}
+TEST_CASE("Rejects a NaN output", "[unbiased][validation]") {
+  Vector<> outs(2);
+  outs << -5, std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_on_outputs(figure2_prior(), 1.0, outs), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_on_outputs(figure2_prior(), 1.0, outs),
+                      Catch::Contains("'outputs' must be finite, got nan"));
+}
+TEST_CASE("Rejects an empty output range", "[unbiased][validation]") {
+  UnbiasedOptions opt;
+  opt.output_lower = 3;
+  opt.output_upper = 3;
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt),
+                      Catch::Contains("'output_lower' must be below 'output_upper', got 3 and 3"));
+}
+TEST_CASE("URR rejects a label outside the points", "[unbiased][validation]") {
+  Vector<> pts(2);
+  pts << 0, 1;
+  const labeldp::UnbiasedRandomizedRounding<> urr(pts);
+  labeldp::SeededRandom gen(1);
+  REQUIRE_THROWS_AS(urr.sample(1.5, gen), std::invalid_argument);
+  REQUIRE_THROWS_WITH(urr.sample(1.5, gen), Catch::Contains("'label' must be finite and in [0, 1], got 1.5"));
+}
+TEST_CASE("URR rejects points that are not increasing", "[unbiased][validation]") {
+  Vector<> pts(2);
+  pts << 1, 0;
+  REQUIRE_THROWS_AS(labeldp::UnbiasedRandomizedRounding<>(pts), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::UnbiasedRandomizedRounding<>(pts),
+                      Catch::Contains("'points' must be strictly increasing, got 1 then 0"));
+}
