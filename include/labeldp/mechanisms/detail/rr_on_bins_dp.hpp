@@ -293,23 +293,29 @@ class AbsoluteBinCost {
     F.assign(std::size_t(m_k + 1), Scalar(0));
     arg.assign(std::size_t(m_k + 1), Index(0));
     const Index k = m_k;
-    const auto p_incl = m_p.tail(k);  // P[m+1]: weight of the values 0..m
-    const auto q_incl = m_q.tail(k);
+    // beta C_m[i] = beta (y_m P[i] - Q[i]) for m >= i (all bin values at or left of y_m), and
+    // beta (2 (y_m P[m+1] - Q[m+1]) - (y_m P[i] - Q[i])) for m < i (split at y_m): one
+    // multiply-subtract per entry with the per-m constants below.
+    const Array beta_y = m_beta * m_y;
+    const Array beta_a = 2 * m_beta * (m_y * m_p.tail(k) - m_q.tail(k));
     const Array alpha_g = m_alpha * m_global;
     Array running = Array::Zero(k);  // M_m (F[0] - beta C_m[0] = 0)
-    Array cm(k), buf(kBlock);
+    Array bcm(k), buf(kBlock);       // beta C_m[i] of the current row
     std::vector<Index> best_of_row(std::size_t(k + 1), 0);
     for (Index i = 1; i <= k; ++i) {
-      const Scalar pi = m_p[i], qi = m_q[i];
+      const Scalar pi = m_p[i], bqi = m_beta * m_q[i];
       Scalar best = std::numeric_limits<Scalar>::infinity();
       Index best_m = 0;
+      const Scalar f_prev = F[std::size_t(i - 1)];
       for (Index m0 = 0; m0 < k; m0 += kBlock) {
         const Index n = std::min(kBlock, k - m0);
-        // C_m[i]: for m < i the bin values split at y_m; for m >= i all are at or left of it.
+        // Fold row i-1 into the running minima (bcm still holds row i-1); fused with the row's
+        // pass so each array is streamed once per row.
+        if (i > 1) running.segment(m0, n) = running.segment(m0, n).min(f_prev - bcm.segment(m0, n));
         const Index n1 = std::clamp<Index>(i - m0, 0, n);
-        cm.segment(m0, n1) = m_y.segment(m0, n1) * (2 * p_incl.segment(m0, n1) - pi) - 2 * q_incl.segment(m0, n1) + qi;
-        cm.segment(m0 + n1, n - n1) = m_y.segment(m0 + n1, n - n1) * pi - qi;
-        buf.head(n) = alpha_g.segment(m0, n) + m_beta * cm.segment(m0, n) + running.segment(m0, n);
+        bcm.segment(m0, n1) = beta_a.segment(m0, n1) - (beta_y.segment(m0, n1) * pi - bqi);
+        bcm.segment(m0 + n1, n - n1) = beta_y.segment(m0 + n1, n - n1) * pi - bqi;
+        buf.head(n) = alpha_g.segment(m0, n) + bcm.segment(m0, n) + running.segment(m0, n);
         const Scalar v = buf.head(n).minCoeff();
         if (v < best) {
           best = v;
@@ -320,7 +326,6 @@ class AbsoluteBinCost {
       }
       F[std::size_t(i)] = best - c;
       best_of_row[std::size_t(i)] = best_m;
-      if (i < k) running = running.min(F[std::size_t(i)] - m_beta * cm);
     }
     // Bin starts along the optimal path: r minimizing F[r] - beta C_m[r] over r < i, with
     // C_m[r] = y_m P[r] - Q[r] for r <= m and the split formula for r > m.
