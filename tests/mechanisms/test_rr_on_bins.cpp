@@ -294,6 +294,30 @@ TEST_CASE("RR-on-Bins: production == Algorithm 2 as printed above the warm-start
   }
 }
 
+TEST_CASE("RR-on-Bins: warm-started solver == Algorithm 2 on random priors with zero-probability values (k > 256)",
+          "[rr_on_bins]") {
+  std::mt19937_64 rng(51);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int c = 0; c < 4; ++c) {
+    std::vector<double> values, probs;
+    double x = 0;
+    for (int j = 0; j < 260 + 10 * c; ++j) {
+      values.push_back(x);
+      x += 0.1 + u(rng) * u(rng) * 3;
+      probs.push_back(u(rng) < 0.2 ? 0.0 : u(rng) * u(rng));
+    }
+    const auto prior = FinitePrior<double>::from_probabilities(values, probs);
+    const double eps = std::exp(std::log(0.01) + (std::log(20.0) - std::log(0.01)) * u(rng));
+    INFO("case " << c << ", eps = " << eps);
+    CHECK(close(labeldp::optimal_rr_on_bins(prior, eps).expected_loss(prior),
+                labeldp::detail::rr_on_bins_reference(prior, eps).expected_loss));
+    CHECK(close(labeldp::optimal_rr_on_bins(prior, eps, AbsoluteLoss<>{}).expected_loss(prior, AbsoluteLoss<>{}),
+                labeldp::detail::rr_on_bins_reference(prior, eps, AbsoluteLoss<>{}).expected_loss));
+    CHECK(close(labeldp::optimal_rr_on_bins(prior, eps, PoissonLogLoss<>{}).expected_loss(prior, PoissonLogLoss<>{}),
+                labeldp::detail::rr_on_bins_reference(prior, eps, PoissonLogLoss<>{}).expected_loss));
+  }
+}
+
 namespace {
 
 // min over ALL eps-DP mechanisms from the prior's values to `outputs` of the expected loss
