@@ -114,11 +114,14 @@ class SquaredBinCost {
   }
 
   /// \f$F[i] = \min_{r < i} F[r] + L([r, i)) - c\f$ for i = 1..k, F[0] = 0; `arg[i]` = the best r
-  /// (the smallest on ties). The candidates of one i are evaluated in blocks by Eigen's
-  /// vectorized array expressions; the rewrite \f$F[r] + w_2 - w_1^2/w_0 =
-  /// (A_2 + T_2[i]) + (F[r] - T_2[r]) - w_1^2/w_0\f$ leaves one division per candidate.
+  /// (the smallest among exact ties). The candidates of one i are evaluated in blocks by Eigen's
+  /// vectorized array expressions, with the rewrite \f$F[r] + w_2 - w_1^2/w_0 =
+  /// (A_2 + T_2[i]) + (F[r] - T_2[r]) - w_1^2/w_0\f$. Division is the slow part, so a block is
+  /// first screened without it: since \f$w_0 > 0\f$, a candidate beats the current best b only
+  /// if \f$(v - b) w_0 \le w_1^2\f$ (v the part before the division). Seeded with the previous
+  /// row's best start, few blocks pass the screen and get the divisions.
   void dp(Scalar c, std::vector<Scalar>& F, std::vector<Index>& arg) const {
-    constexpr Index kBlock = 512;
+    constexpr Index kBlock = 256;
     F.assign(std::size_t(m_k + 1), Scalar(0));
     arg.assign(std::size_t(m_k + 1), Index(0));
     Array u(m_k + 1);  // F[r] - T2[r]
@@ -126,17 +129,29 @@ class SquaredBinCost {
     Array buf(kBlock);
     for (Index i = 1; i <= m_k; ++i) {
       const Scalar c0 = m_a0 + m_t0[i], c1 = m_a1 + m_t1[i], kk = m_a2 + m_t2[i] - c;
-      Scalar best = std::numeric_limits<Scalar>::infinity();
-      Index best_r = 0;
+      auto exact = [&](Index r) {
+        const Scalar w1 = c1 - m_t1[r];
+        return (kk + u[r]) - w1 * w1 / (c0 - m_t0[r]);
+      };
+      Index best_r = i - 1;
+      Scalar best = exact(best_r);
+      if (i > 1) {
+        const Index r = arg[std::size_t(i - 1)];
+        const Scalar v = exact(r);
+        if (v < best || (v == best && r < best_r)) best = v, best_r = r;
+      }
       for (Index r0 = 0; r0 < i; r0 += kBlock) {
         const Index n = std::min(kBlock, i - r0);
+        const Scalar screen = ((kk - best + u.segment(r0, n)) * (c0 - m_t0.segment(r0, n)) -
+                               (c1 - m_t1.segment(r0, n)).square())
+                                  .minCoeff();
+        if (!(screen <= 0)) continue;
         buf.head(n) = (kk + u.segment(r0, n)) - (c1 - m_t1.segment(r0, n)).square() / (c0 - m_t0.segment(r0, n));
         const Scalar m = buf.head(n).minCoeff();
-        if (m < best) {
-          best = m;
+        if (m <= best) {
           Index j = 0;
           while (buf[j] != m) ++j;
-          best_r = r0 + j;
+          if (m < best || r0 + j < best_r) best = m, best_r = r0 + j;
         }
       }
       F[std::size_t(i)] = best;
