@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,11 @@ struct OptimalLPResult {
   Index columns = 0;
   /// Simplex pivots over all master solves.
   Index iterations = 0;
+  /// Lower bound on the LP optimum certified by `duals` (Lagrangian bound, see
+  /// optimal_mechanism_lp()); equals expected_loss up to the gap tolerance when Optimal.
+  double dual_bound = 0;
+  /// Row duals \f$\pi\f$ (one per label) that certify `dual_bound`.
+  Eigen::VectorXd duals;
 };
 
 namespace detail {
@@ -98,13 +104,19 @@ class StaircasePricer {
 
 }  // namespace detail
 
-/// Options of optimal_mechanism_lp() beyond the column generation's.
+/// Options of optimal_mechanism_lp().
 struct OptimalLPOptions {
-  /// Round and simplex options of the column generation.
+  /// Round limit and the master's simplex options.
   optim::ColumnGenerationOptions column_generation{};
-  /// At most this many generated columns per round (the outputs with the most negative
-  /// reduced costs); 0 means one per output with a negative reduced cost.
+  /// At most this many generated columns per round (those with the most negative reduced
+  /// costs at the smoothed duals); 0 means 2k.
   Index max_columns_per_round = 0;
+  /// Wentges dual smoothing: columns are priced at \f$\alpha \pi_{center} + (1-\alpha)\pi\f$,
+  /// where \f$\pi_{center}\f$ are the duals with the best Lagrangian bound so far. Damps the
+  /// dual oscillation of plain column generation on this degenerate LP (0 disables).
+  double smoothing = 0.7;
+  /// Stop when the Lagrangian lower bound is within this relative gap of the master's optimum.
+  double gap_tolerance = 1e-11;
   /// Staircase columns with a master value below this (relative to the largest) are dropped
   /// from the returned mechanism before its rows are renormalized (roundoff cleaning).
   double drop_tolerance = 1e-14;
@@ -115,19 +127,24 @@ struct OptimalLPOptions {
 /// mechanisms into O: LP (2) of Ghazi et al. (2023) (Appendix A), whose variables are
 /// \f$M[y][o] \ge 0\f$ with rows summing to 1 and \f$M[y][o] \le e^\varepsilon M[y'][o]\f$.
 ///
-/// Solved exactly (to simplex tolerances) without the \f$k(k-1)|O|\f$ pairwise rows: every
-/// feasible column \f$M[\cdot][o]\f$ is a non-negative combination of staircase vectors (entries
-/// 1 or \f$e^\varepsilon\f$), so the LP becomes k equality rows over (pattern, output) columns,
-/// priced in O(k) per output (detail::StaircasePricer). The master starts from, at every
-/// output, the constant column and the pattern of the labels nearest to it (the
-/// RR-on-Bins-like columns of Theorem 5's proof), and grows by column generation until no
-/// column has a negative reduced cost: the final duals then certify optimality over all
-/// mechanisms into O.
+/// Solved without the \f$k(k-1)|O|\f$ pairwise rows: every feasible column \f$M[\cdot][o]\f$ is a
+/// non-negative combination of staircase vectors (entries 1 or \f$e^\varepsilon\f$), so the LP
+/// becomes k equality rows over (pattern, output) columns, priced exactly in O(k) per output
+/// (detail::StaircasePricer).
 ///
-/// The returned mechanism lists only outputs with positive probability; its entries are
-/// non-negative combinations of staircase vectors, so every column of it is eps-DP up to
-/// roundoff (audit_epsilon() <= eps (1 + 1e-12) is tested), and its rows are renormalized to
-/// sum to 1.
+/// Column generation: the master starts from the constant column at every output and, for
+/// every interval of labels, the interval pattern at its best output (the columns of
+/// RR-on-Bins, Algorithm 1, which by the proof of Theorem 5 already contain an optimal
+/// solution; O(k^2 |O|) with prefix sums). Since that master is primal optimal but massively
+/// degenerate, the remaining work is finding certifying duals: columns are priced at
+/// Wentges-smoothed duals, and the loop stops when the Lagrangian bound
+/// \f$\sum_y \pi_y + \min(0, \min_{T,o} \bar c_{T,o}(\pi))\f$ (valid because every column has
+/// entries >= 1, so the master's variables sum to at most 1) reaches the master's optimum within
+/// `gap_tolerance`, or when no column prices out. `dual_bound` and `duals` are that certificate.
+///
+/// The returned mechanism lists only outputs with positive probability; its columns are
+/// non-negative combinations of staircase vectors, hence eps-DP up to roundoff
+/// (audit_epsilon() <= eps (1 + 1e-12) is tested), and its rows are renormalized to sum to 1.
 ///
 /// \tparam Scalar label type (computations in double).
 /// \tparam Loss a NoisyLabelLoss.
@@ -137,9 +154,9 @@ struct OptimalLPOptions {
 ///        the loss must be finite at every (output, label) pair.
 /// \param loss the loss \f$\ell(\hat y, y)\f$.
 /// \param options column-generation options.
-/// \return status, mechanism, expected loss, rounds, columns, iterations.
+/// \return status, mechanism, expected loss, certificate, rounds, columns, iterations.
 /// \throws std::invalid_argument for a bad eps, an empty or non-finite output set, a label
-///         outside the loss's domain, or an infinite loss value.
+///         outside the loss's domain, an infinite loss value, or a bad option.
 ///
 /// \code{.cpp}
 /// auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
@@ -153,8 +170,12 @@ OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, d
                                              const Loss& loss = Loss{}, const OptimalLPOptions& options = {}) {
   validate_epsilon(eps);
   validate_finite_nonnegative("drop_tolerance", options.drop_tolerance);
+  validate_in_range("smoothing", options.smoothing, 0.0, 0.99);
+  validate_finite_positive("gap_tolerance", options.gap_tolerance);
   if (options.max_columns_per_round < 0)
     detail::fail_parameter("max_columns_per_round", "must be >= 0", double(options.max_columns_per_round));
+  if (options.column_generation.max_rounds < 0)
+    detail::fail_parameter("max_rounds", "must be >= 0", double(options.column_generation.max_rounds));
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty, got 0 values");
   std::vector<Scalar> sorted(outputs.data(), outputs.data() + outputs.size());
   for (Scalar o : sorted)
@@ -177,80 +198,128 @@ OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, d
   const double e_eps = std::exp(eps);
   detail::StaircasePricer pricer(weighted, e_eps);
 
-  // Initial master: at every output the constant column (always feasible: M[y][o] = 1 is a
-  // 0-DP mechanism) and the pattern of the labels whose nearest output it is.
-  std::vector<Index> nearest(static_cast<std::size_t>(k));
-  for (Index y = 0; y < k; ++y) {
-    const Scalar v = prior.value(y);
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), v);
-    Index j = Index(it - sorted.begin());
-    if (j == n || (j > 0 && std::abs(double(v - sorted[std::size_t(j - 1)])) <= std::abs(double(sorted[std::size_t(j)] - v)))) --j;
-    nearest[std::size_t(y)] = j;
-  }
-  std::vector<Index> col_output;
-  std::vector<char> has_nearest(static_cast<std::size_t>(n), 0);
-  for (Index y = 0; y < k; ++y) has_nearest[std::size_t(nearest[std::size_t(y)])] = 1;
-  Index initial = n;
-  for (Index j = 0; j < n; ++j) initial += has_nearest[std::size_t(j)];
+  // Initial master. The cost of pattern [a, b] at output j is S_j + (e^eps - 1) (P_j[b+1] - P_j[a])
+  // with P_j the prefix sums of p_y loss(o_j, y), so each interval's best output costs O(|O|).
+  Eigen::MatrixXd prefix(k + 1, n);
+  prefix.row(0).setZero();
+  for (Index y = 0; y < k; ++y) prefix.row(y + 1) = prefix.row(y) + weighted.row(y);
+  const Index initial = n + k * (k + 1) / 2;
   optim::LinearProgram lp;
   lp.A.resize(k, initial);
   lp.c.resize(initial);
   lp.b = Eigen::VectorXd::Ones(k);
   lp.row_types.assign(std::size_t(k), optim::RowType::Equal);
+  std::vector<Index> col_output;
+  col_output.reserve(std::size_t(initial));
   Index t = 0;
   for (Index j = 0; j < n; ++j) {
-    double cost;
-    pricer.column(j, [](Index) { return false; }, lp.A.col(t), cost);
-    lp.c[t++] = cost;
+    pricer.column(j, [](Index) { return false; }, lp.A.col(t), lp.c[t]);
+    ++t;
     col_output.push_back(j);
-    if (has_nearest[std::size_t(j)]) {
-      pricer.column(j, [&](Index y) { return nearest[std::size_t(y)] == j; }, lp.A.col(t), cost);
-      lp.c[t++] = cost;
-      col_output.push_back(j);
-    }
   }
+  for (Index a = 0; a < k; ++a)
+    for (Index b = a; b < k; ++b) {
+      Index best_j = 0;
+      double best = std::numeric_limits<double>::infinity();
+      for (Index j = 0; j < n; ++j) {
+        const double cost = prefix(k, j) + (e_eps - 1) * (prefix(b + 1, j) - prefix(a, j));
+        if (cost < best) {
+          best = cost;
+          best_j = j;
+        }
+      }
+      pricer.column(best_j, [&](Index y) { return y >= a && y <= b; }, lp.A.col(t), lp.c[t]);
+      ++t;
+      col_output.push_back(best_j);
+    }
 
   optim::RevisedSimplex master(std::move(lp), options.column_generation.simplex);
-  const Index cap = options.max_columns_per_round;
-  auto pricing = [&](const Eigen::VectorXd& duals) {
-    const Eigen::VectorXd rc = pricer.best_reduced_costs(duals);
-    const double tol = master.options().dual_feasibility_tolerance *
-                       std::max(1.0, master.problem().c.cwiseAbs().maxCoeff()) * 2 * std::max(1.0, e_eps * std::sqrt(double(k)));
-    std::vector<Index> chosen;
-    for (Index j = 0; j < n; ++j)
-      if (rc[j] < -tol) chosen.push_back(j);
-    if (cap > 0 && Index(chosen.size()) > cap) {
-      std::partial_sort(chosen.begin(), chosen.begin() + cap, chosen.end(), [&](Index a, Index b) { return rc[a] < rc[b]; });
-      chosen.resize(std::size_t(cap));
-    }
-    optim::PricedColumns cols;
-    cols.A.resize(k, Index(chosen.size()));
-    cols.c.resize(Index(chosen.size()));
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
-      pricer.best_column(chosen[i], duals, cols.A.col(Index(i)), cols.c[Index(i)]);
-      col_output.push_back(chosen[i]);
-    }
-    return cols;
-  };
-  // Columns filtered out by solve_by_column_generation() would desynchronize col_output; the
-  // pricer's threshold is twice the driver's filter bound (column norms are at most
-  // e^eps sqrt(k)), so every column is kept; a mismatch is still checked below.
-  const optim::ColumnGenerationResult cg = optim::solve_by_column_generation(master, pricing, options.column_generation);
+  const Index cap = options.max_columns_per_round > 0 ? options.max_columns_per_round : 2 * k;
+  const double alpha = options.smoothing;
 
   OptimalLPResult<Scalar> result;
-  result.status = cg.master.status;
-  result.rounds = cg.rounds;
-  result.columns = master.num_columns();
-  result.iterations = cg.master.iterations;
-  if (result.status != optim::SolveStatus::Optimal) return result;
-  if (Index(col_output.size()) != master.num_columns()) {
-    result.status = optim::SolveStatus::NumericalIssue;
-    return result;
+  Eigen::VectorXd center;
+  double center_bound = -std::numeric_limits<double>::infinity();
+  optim::SimplexResult sol;
+  Eigen::VectorXd a_col(k);
+  for (;;) {
+    sol = master.solve();
+    result.iterations += sol.iterations;
+    if (sol.status != optim::SolveStatus::Optimal) {
+      result.status = sol.status;
+      result.columns = master.num_columns();
+      return result;
+    }
+    const Eigen::VectorXd& pi = sol.duals;
+    const double ub = sol.objective;
+    // Lagrangian bound at the master duals (sum of master variables <= 1, see above).
+    const Eigen::VectorXd rc_master = pricer.best_reduced_costs(pi);
+    const double bound_master = pi.sum() + std::min(0.0, rc_master.minCoeff());
+    if (bound_master > center_bound) {
+      center_bound = bound_master;
+      center = pi;
+    }
+    const Eigen::VectorXd sep = alpha > 0 ? Eigen::VectorXd(alpha * center + (1 - alpha) * pi) : pi;
+    const Eigen::VectorXd rc_sep = alpha > 0 ? pricer.best_reduced_costs(sep) : rc_master;
+    if (alpha > 0) {
+      const double bound_sep = sep.sum() + std::min(0.0, rc_sep.minCoeff());
+      if (bound_sep > center_bound) {
+        center_bound = bound_sep;
+        center = sep;
+      }
+    }
+    const double scale = std::max(1.0, std::abs(ub));
+    if (ub - center_bound <= options.gap_tolerance * scale) {
+      result.status = optim::SolveStatus::Optimal;
+      break;
+    }
+    if (result.rounds >= options.column_generation.max_rounds) {
+      result.status = optim::SolveStatus::IterationLimit;
+      result.columns = master.num_columns();
+      return result;
+    }
+    ++result.rounds;
+    // Candidates: the outputs ordered by reduced cost at the smoothed duals; a column enters
+    // when it prices out at the master's own duals (else it could not pivot in), with the
+    // master duals' best pattern as the fallback (no mis-pricing stall).
+    const double tol = 1e-12 * scale;
+    std::vector<Index> order(static_cast<std::size_t>(n));
+    for (Index j = 0; j < n; ++j) order[std::size_t(j)] = j;
+    const Index consider = std::min<Index>(n, cap);
+    std::partial_sort(order.begin(), order.begin() + consider, order.end(),
+                      [&](Index x, Index z) { return std::min(rc_sep[x], rc_master[x]) < std::min(rc_sep[z], rc_master[z]); });
+    Eigen::MatrixXd A_new(k, consider);
+    Eigen::VectorXd c_new(consider);
+    Index added = 0;
+    for (Index i = 0; i < consider; ++i) {
+      const Index j = order[std::size_t(i)];
+      double cost;
+      pricer.best_column(j, sep, a_col, cost);
+      if (!(cost - a_col.dot(pi) < -tol)) {
+        if (!(rc_master[j] < -tol)) continue;
+        pricer.best_column(j, pi, a_col, cost);
+      }
+      A_new.col(added) = a_col;
+      c_new[added] = cost;
+      col_output.push_back(j);
+      ++added;
+    }
+    if (added == 0) {
+      // No column prices out at the master duals: they are dual feasible for the full LP.
+      center_bound = std::max(center_bound, pi.sum());
+      center = pi;
+      result.status = optim::SolveStatus::Optimal;
+      break;
+    }
+    master.add_columns(A_new.leftCols(added), c_new.head(added));
   }
+  result.columns = master.num_columns();
+  result.dual_bound = center_bound;
+  result.duals = center;
 
   // Assemble M[y][o] = sum of the staircase columns at o, drop roundoff-level columns, and
   // renormalize rows (sums are 1 up to the simplex's feasibility tolerance).
-  const Eigen::VectorXd& x = cg.master.x;
+  const Eigen::VectorXd& x = sol.x;
   const double xmax = x.size() ? x.maxCoeff() : 0.0;
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(k, n);
   const Eigen::MatrixXd& A = master.problem().A;
@@ -265,11 +334,7 @@ OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, d
     out[Index(u)] = sorted[std::size_t(used[u])];
     for (Index y = 0; y < k; ++y) P(y, Index(u)) = Scalar(M(y, used[u]));
   }
-  for (Index y = 0; y < k; ++y) {
-    // Kahan-free is fine here: at most n terms of similar magnitude.
-    const Scalar s = P.row(y).sum();
-    P.row(y) /= s;
-  }
+  for (Index y = 0; y < k; ++y) P.row(y) /= P.row(y).sum();
   result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(out), std::move(P));
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
   return result;

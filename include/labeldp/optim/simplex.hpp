@@ -90,6 +90,10 @@ struct SimplexOptions {
   /// The basis is refactorized (fresh LU, eta file dropped, \f$x_B\f$ recomputed) after this
   /// many basis changes.
   Index refactorization_interval = 100;
+  /// After this many consecutive degenerate pivots the entering and leaving choices switch to
+  /// Bland's rule (which cannot cycle) until a pivot makes progress. Bland's rule is slow on
+  /// massively degenerate LPs (the mechanism LP), so it is a fallback, not the default.
+  Index degenerate_pivots_before_bland = 500;
 };
 
 /// Result of RevisedSimplex::solve().
@@ -231,6 +235,9 @@ class RevisedSimplex {
     if (o.max_iterations < 0) labeldp::detail::fail_parameter("max_iterations", "must be >= 0", double(o.max_iterations));
     if (o.refactorization_interval < 1)
       labeldp::detail::fail_parameter("refactorization_interval", "must be >= 1", double(o.refactorization_interval));
+    if (o.degenerate_pivots_before_bland < 1)
+      labeldp::detail::fail_parameter("degenerate_pivots_before_bland", "must be >= 1",
+                                      double(o.degenerate_pivots_before_bland));
   }
 
   static void check_finite_matrix(const char* name, const Eigen::MatrixXd& M) {
@@ -329,7 +336,6 @@ class RevisedSimplex {
   SolveStatus iterate(int phase, Index& iterations) {
     const Index m = num_rows();
     const Index off = structural_offset();
-    const Index nv = num_variables();
     const double dual_tol =
         m_options.dual_feasibility_tolerance * (phase == 1 ? 1.0 : std::max(1.0, m_lp.c.size() ? m_lp.c.cwiseAbs().maxCoeff() : 0.0));
     const double feas_tol = m_options.primal_feasibility_tolerance * m_b_scale;
@@ -405,10 +411,10 @@ class RevisedSimplex {
           for (Index i = 0; i < m; ++i) {
             if (w[i] <= piv) continue;
             const double ratio = std::max(m_xb[i], 0.0) / w[i];
-            if (ratio < min_ratio - 1e-12 * std::max(1.0, min_ratio) ||
-                (ratio <= min_ratio + 1e-12 * std::max(1.0, min_ratio) && leave >= 0 &&
-                 m_basis[std::size_t(i)] < m_basis[std::size_t(leave)])) {
-              if (ratio < min_ratio) min_ratio = ratio;
+            const double tie = 1e-12 * std::max(1.0, ratio);
+            if (leave < 0 || ratio < min_ratio - tie ||
+                (ratio <= min_ratio + tie && m_basis[std::size_t(i)] < m_basis[std::size_t(leave)])) {
+              min_ratio = leave < 0 ? ratio : std::min(min_ratio, ratio);
               leave = i;
             }
           }
@@ -446,12 +452,11 @@ class RevisedSimplex {
       // Anti-cycling: after a run of degenerate pivots switch to Bland's rule, which cannot
       // cycle; return to the faster rule after the next pivot that makes progress.
       if (theta * std::abs(best) <= 1e-14) {
-        if (++degenerate_run >= kDegenerateRunBeforeBland) bland = true;
+        if (++degenerate_run >= m_options.degenerate_pivots_before_bland) bland = true;
       } else {
         degenerate_run = 0;
         bland = false;
       }
-      (void)nv;
     }
   }
 
@@ -520,7 +525,6 @@ class RevisedSimplex {
   }
 
   static constexpr double kSingularTolerance = 1e-13;
-  static constexpr Index kDegenerateRunBeforeBland = 50;
 
   LinearProgram m_lp;
   SimplexOptions m_options;
