@@ -317,11 +317,18 @@ class AbsoluteBinCost {
     Array running = Array::Zero(k);  // M_m (F[0] - beta C_m[0] = 0)
     Array bcm(k), buf(kBlock);       // beta C_m[i] of the current row
     std::vector<Index> best_of_row(std::size_t(k + 1), 0);
+    // The weighted median of a bin ending before i is at most max(i - 1, global median): past
+    // both, the values below hold all of the bin's weight and half of the prior's. Outputs
+    // beyond are never optimal, so the row's minimum only needs m < query_end (the running
+    // minima are still updated for every m).
+    Index global_median = 0;
+    while (global_median + 1 < k && 2 * m_p[global_median + 1] < m_p[k]) ++global_median;
     for (Index i = 1; i <= k; ++i) {
       const Scalar pi = m_p[i], bqi = m_beta * m_q[i];
       Scalar best = std::numeric_limits<Scalar>::infinity();
       Index best_m = 0;
       const Scalar f_prev = F[std::size_t(i - 1)];
+      const Index query_end = std::max(i, global_median + 1);
       for (Index m0 = 0; m0 < k; m0 += kBlock) {
         const Index n = std::min(kBlock, k - m0);
         // Fold row i-1 into the running minima (bcm still holds row i-1); fused with the row's
@@ -330,6 +337,7 @@ class AbsoluteBinCost {
         const Index n1 = std::clamp<Index>(i - m0, 0, n);
         bcm.segment(m0, n1) = beta_a.segment(m0, n1) - (beta_y.segment(m0, n1) * pi - bqi);
         bcm.segment(m0 + n1, n - n1) = beta_y.segment(m0 + n1, n - n1) * pi - bqi;
+        if (m0 >= query_end) continue;
         buf.head(n) = alpha_g.segment(m0, n) + bcm.segment(m0, n) + running.segment(m0, n);
         const Scalar v = buf.head(n).minCoeff();
         if (v < best) {
