@@ -319,25 +319,57 @@ class AbsoluteBinCost {
     std::vector<Index> best_of_row(std::size_t(k + 1), 0);
     // The weighted median of a bin ending before i is at most max(i - 1, global median): past
     // both, the values below hold all of the bin's weight and half of the prior's. Outputs
-    // beyond are never optimal, so the row's minimum only needs m < query_end (the running
-    // minima are still updated for every m).
+    // beyond are never optimal, so row i needs m < max(i, global median + 1) only, and M_m of a
+    // larger m is needed first at row m + 1. It is computed then, in O(1) amortized: for
+    // r <= m, C_m[r] = y_m P[r] - Q[r], so M_m = min_r (F[r] + beta Q[r]) - beta P[r] y_m is the
+    // lower envelope of lines with non-decreasing slopes, queried at increasing y_m (the
+    // monotone convex-hull trick). Rows thus cost O(i) instead of O(k).
     Index global_median = 0;
     while (global_median + 1 < k && 2 * m_p[global_median + 1] < m_p[k]) ++global_median;
+    struct Line {
+      long double a, s;  // value a - s x
+    };
+    std::vector<Line> hull;
+    std::size_t front = 0;
+    auto add_line = [&](Line l) {
+      if (!hull.empty() && hull.back().s == l.s) {
+        if (hull.back().a <= l.a) return;
+        hull.pop_back();
+      }
+      while (hull.size() >= 2) {
+        const Line& l1 = hull[hull.size() - 2];
+        const Line& l2 = hull.back();
+        if ((l.a - l1.a) * (l2.s - l1.s) > (l2.a - l1.a) * (l.s - l1.s)) break;
+        hull.pop_back();
+      }
+      hull.push_back(l);
+      front = std::min(front, hull.size() - 1);
+    };
+    auto envelope = [&](long double x) {
+      while (front + 1 < hull.size() && hull[front + 1].a - hull[front + 1].s * x <= hull[front].a - hull[front].s * x)
+        ++front;
+      return static_cast<Scalar>(hull[front].a - hull[front].s * x);
+    };
+    Index active = std::min(k, global_median + 1);  // running[m] is maintained for m < active
     for (Index i = 1; i <= k; ++i) {
       const Scalar pi = m_p[i], bqi = m_beta * m_q[i];
       Scalar best = std::numeric_limits<Scalar>::infinity();
       Index best_m = 0;
       const Scalar f_prev = F[std::size_t(i - 1)];
+      add_line(Line{static_cast<long double>(f_prev) + static_cast<long double>(m_beta) * m_q[i - 1],
+                    static_cast<long double>(m_beta) * m_p[i - 1]});
+      const Index folded = i > 1 ? active : 0;  // bcm holds row i-1 for m < active
       const Index query_end = std::max(i, global_median + 1);
-      for (Index m0 = 0; m0 < k; m0 += kBlock) {
-        const Index n = std::min(kBlock, k - m0);
+      for (; active < query_end; ++active) running[active] = envelope(m_y[active]);
+      for (Index m0 = 0; m0 < query_end; m0 += kBlock) {
+        const Index n = std::min(kBlock, query_end - m0);
         // Fold row i-1 into the running minima (bcm still holds row i-1); fused with the row's
         // pass so each array is streamed once per row.
-        if (i > 1) running.segment(m0, n) = running.segment(m0, n).min(f_prev - bcm.segment(m0, n));
+        const Index nf = std::clamp<Index>(folded - m0, 0, n);
+        running.segment(m0, nf) = running.segment(m0, nf).min(f_prev - bcm.segment(m0, nf));
         const Index n1 = std::clamp<Index>(i - m0, 0, n);
         bcm.segment(m0, n1) = beta_a.segment(m0, n1) - (beta_y.segment(m0, n1) * pi - bqi);
         bcm.segment(m0 + n1, n - n1) = beta_y.segment(m0 + n1, n - n1) * pi - bqi;
-        if (m0 >= query_end) continue;
         buf.head(n) = alpha_g.segment(m0, n) + bcm.segment(m0, n) + running.segment(m0, n);
         const Scalar v = buf.head(n).minCoeff();
         if (v < best) {
