@@ -226,6 +226,9 @@ struct UnbiasedOptions {
   /// solver with near-optimal columns; -1 = automatic (4k), 0 or 1 = no seeding. Seeding cuts the
   /// exact solver's rounds several-fold; it never changes the optimum.
   Index seed_grid_size = -1;
+  /// Columns added to the master per pricing round, most negative reduced cost first;
+  /// -1 = automatic (2k), 0 = all that price out.
+  Index max_columns_per_round = -1;
   /// Options of the master's simplex.
   optim::SimplexOptions simplex{};
 };
@@ -257,6 +260,9 @@ inline void validate_unbiased_options(const UnbiasedOptions& o) {
     throw std::invalid_argument("'output_lower' must be below 'output_upper', got " + format_number(o.output_lower) +
                                 " and " + format_number(o.output_upper));
   if (o.max_rounds < 1) fail_parameter("max_rounds", "must be at least 1", double(o.max_rounds));
+  if (o.max_columns_per_round < -1)
+    fail_parameter("max_columns_per_round", "must be -1 (automatic), 0 (all) or positive", double(o.max_columns_per_round));
+  if (o.seed_grid_size < -1) fail_parameter("seed_grid_size", "must be -1 (automatic) or >= 0", double(o.seed_grid_size));
   if (!std::isfinite(o.pricing_tolerance) || !(o.pricing_tolerance > 0))
     fail_parameter("pricing_tolerance", "must be finite and positive", o.pricing_tolerance);
 }
@@ -366,8 +372,18 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     ++S.rounds;
     std::vector<StaircaseColumn> priced = price(r.duals, options.pricing_tolerance);
     std::vector<StaircaseColumn> added;
-    for (auto& col : priced)
+    // The most negative columns first, at most max_columns_per_round of them: every column
+    // costs a dot product per simplex pivot for the rest of the solve.
+    const std::size_t cap = std::size_t(options.max_columns_per_round < 0 ? 2 * P.num_labels()
+                                                                          : options.max_columns_per_round);
+    if (cap > 0 && priced.size() > cap)
+      std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& x, const StaircaseColumn& y) {
+        return x.reduced_cost < y.reduced_cost;
+      });
+    for (auto& col : priced) {
+      if (cap > 0 && added.size() >= cap) break;
       if (S.seen.emplace(col.output, col.pattern).second) added.push_back(std::move(col));
+    }
     // No column outside the master prices out: the master's duals are feasible for the full
     // LP, so its optimum is the full optimum. (Columns already in the master that the oracle
     // still reports differ from the simplex's own view only by roundoff.)

@@ -47,6 +47,7 @@ struct StaircaseColumn {
   std::vector<std::uint8_t> pattern;
   double output = 0;  ///< scaled output
   Index grid_index = -1;
+  double reduced_cost = 0;  ///< when priced: its reduced cost under the pricing duals
 };
 
 /// Fills the master coefficients of `column` into `a` (num_rows) and returns its cost
@@ -135,6 +136,7 @@ inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Ei
       for (Index i = 0; i < len; ++i) c.pattern[std::size_t(i)] = 1;
       c.output = o;
       c.grid_index = grid_index;
+      c.reduced_cost = prefix_rc;
       out.push_back(std::move(c));
     }
     if (len > 0 && suffix_rc < -tolerance) {
@@ -143,6 +145,7 @@ inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Ei
       for (Index i = len; i < k; ++i) c.pattern[std::size_t(i)] = 1;
       c.output = o;
       c.grid_index = grid_index;
+      c.reduced_cost = suffix_rc;
       out.push_back(std::move(c));
     }
   }
@@ -183,6 +186,7 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
     StaircaseColumn col;
     col.output = outputs[j];
     col.grid_index = j;
+    col.reduced_cost = value;
     best_pattern(P, terms.col(j), &col.pattern);
     columns.push_back(std::move(col));
     append_one_sided(P, terms.col(j), outputs[j], j, tolerance, columns);
@@ -267,6 +271,7 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
     min_reduced_cost = std::min(min_reduced_cost, rc);
     if (rc < -tolerance) {
       col.output = o;
+      col.reduced_cost = rc;
       candidates.emplace_back(rc, std::move(col));
     }
   }

@@ -1,0 +1,90 @@
+// `labeldp unbiased --prior FILE --eps E (--grid N | --continuous) [--max-bias B] [--json]`: the
+// optimal unbiased (or bias-bounded) randomizer for a known prior (Badanidiyuru et al., NeurIPS
+// 2023, Algorithms 1-2; contract: shared/contract/cli.md).
+//
+// expected_loss = sum_y p(y) E[(M(y) - y)^2] (twice the paper's G with g = (o-y)^2/2);
+// max_bias = the achieved max_y |E[M(y)] - y|. Everything is computed before anything is
+// printed, so bad input leaves stdout empty.
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "command.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/io/csv.hpp"
+#include "labeldp/io/json.hpp"
+#include "labeldp/mechanisms/unbiased.hpp"
+
+namespace {
+
+using labeldp::Index;
+using labeldp::cli::InputError;
+
+struct UnbiasedArgs {
+  std::string prior;
+  double eps = 0;
+  long long grid = 0;
+  bool continuous = false;
+  double max_bias = 0;
+  bool json = false;
+};
+
+void run_unbiased(const UnbiasedArgs& a) {
+  labeldp::validate_epsilon(a.eps, "--eps");
+  labeldp::validate_finite_nonnegative("--max-bias", a.max_bias);
+  if (a.continuous == (a.grid != 0))
+    throw InputError("exactly one of '--grid N' and '--continuous' is required");
+  if (!a.continuous && a.grid < 2)
+    labeldp::detail::fail_parameter("--grid", "must be an integer >= 2", double(a.grid));
+  const auto prior = labeldp::io::read_prior_csv(a.prior);
+  labeldp::UnbiasedOptions options;
+  options.max_bias = a.max_bias;
+  const auto r = a.continuous ? labeldp::optimal_unbiased_continuous(prior, a.eps, options)
+                              : labeldp::optimal_unbiased_grid(prior, a.eps, Index(a.grid), options);
+  if (!r.optimal())
+    throw std::runtime_error(a.prior + ": the unbiased randomizer LP ended " + labeldp::optim::to_string(r.status) +
+                             " (eps " + labeldp::detail::format_number(a.eps) + ")");
+  using labeldp::io::json_number;
+  std::ostringstream out;
+  if (a.json) {
+    out << "{\"mechanism\":\"unbiased\",\"eps\":" << json_number(a.eps)
+        << ",\"expected_loss\":" << json_number(r.expected_loss) << ",\"max_bias\":" << json_number(r.max_bias) << ","
+        << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";
+  } else {
+    out << "optimal " << (a.max_bias > 0 ? "bias-bounded" : "unbiased") << " randomizer (eps " << json_number(a.eps)
+        << ", " << (a.continuous ? std::string("continuous outputs") : "grid of " + std::to_string(a.grid))
+        << "): " << r.mechanism.num_outputs() << " outputs, expected squared loss " << json_number(r.expected_loss)
+        << ", max bias " << json_number(r.max_bias) << "\n";
+    out << "outputs:";
+    for (Index j = 0; j < r.mechanism.num_outputs(); ++j) out << " " << json_number(r.mechanism.outputs()[j]);
+    out << "\n";
+  }
+  std::cout << out.str();
+}
+
+const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
+    "unbiased",
+    "optimal unbiased (or bias-bounded) randomizer for a known prior (Badanidiyuru et al. 2023, Alg. 1-2; exact)",
+    [](CLI::App& app) {
+      auto args = std::make_shared<UnbiasedArgs>();
+      app.add_option("--prior", args->prior,
+                     "CSV with header value,prob or value,count; one row per distinct value, any order")
+          ->required();
+      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      auto* grid = app.add_option("--grid", args->grid,
+                                  "outputs restricted to the N-point FeasibleOutputSet grid (Alg. 2), N >= 2");
+      auto* cont = app.add_flag("--continuous", args->continuous, "outputs anywhere on the real line (exact optimum)");
+      grid->excludes(cont);
+      cont->excludes(grid);
+      app.add_option("--max-bias", args->max_bias, "B >= 0: require |E[M(y)] - y| <= B for every label (default 0)");
+      app.add_flag("--json", args->json,
+                   "print {\"mechanism\":\"unbiased\",\"eps\",\"expected_loss\",\"max_bias\",\"inputs\",\"outputs\","
+                   "\"probabilities\"}, numbers with 17 significant digits");
+      app.footer("expected_loss is sum_y p(y) E[(M(y)-y)^2]; max_bias is the achieved max_y |E[M(y)] - y|. Only "
+                 "outputs with positive probability are listed.");
+      app.callback([args] { run_unbiased(*args); });
+    }}};
+
+}  // namespace
