@@ -3,10 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "labeldp/core/audit.hpp"
-#include "labeldp/core/prior.hpp"
-#include "labeldp/core/random.hpp"
-#include "labeldp/mechanisms/rr_on_bins.hpp"
+#include <labeldp/labeldp.hpp>
 
 int main() {
   // 1. A prior over the label values (public, or estimated privately: see two_stage.hpp).

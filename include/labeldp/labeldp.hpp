@@ -1,8 +1,13 @@
 /// \file
-/// Umbrella header: everything in labeldp.
+/// Umbrella header: everything in labeldp. Layers, each using only those above it:
+/// core (priors, losses, finite mechanisms, audit, randomness, exact samplers) ->
+/// optim (revised simplex, column generation) -> prior (private prior estimation, budget,
+/// public discretization) -> mechanisms (RR-on-Bins, optimal LP, unbiased, RPWithPrior,
+/// baselines, two-stage) -> io (CSV, JSON).
 #pragma once
 
 #include "labeldp/core/audit.hpp"
+#include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
@@ -10,3 +15,22 @@
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+
+#include "labeldp/optim/column_generation.hpp"
+#include "labeldp/optim/simplex.hpp"
+
+#include "labeldp/prior/budget.hpp"
+#include "labeldp/prior/discretize.hpp"
+#include "labeldp/prior/hist_eps.hpp"
+#include "labeldp/prior/private_histogram.hpp"
+
+#include "labeldp/mechanisms/additive_noise.hpp"
+#include "labeldp/mechanisms/optimal_lp.hpp"
+#include "labeldp/mechanisms/randomized_response.hpp"
+#include "labeldp/mechanisms/rpwithprior.hpp"
+#include "labeldp/mechanisms/rr_on_bins.hpp"
+#include "labeldp/mechanisms/two_stage.hpp"
+#include "labeldp/mechanisms/unbiased.hpp"
+
+#include "labeldp/io/csv.hpp"
+#include "labeldp/io/json.hpp"

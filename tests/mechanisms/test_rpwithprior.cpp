@@ -435,7 +435,7 @@ TEST_CASE("RPWithPrior two-stage Algorithm 3", "[rpwithprior]") {
   labels.push_back(1e9);  // clipped by Hist_eps, clamped by RPWithPrior: never rejected
   std::vector<double> edges;
   for (int i = 0; i <= 20; ++i) edges.push_back(0.25 * i);
-  labeldp::TwoStageOptions opt;
+  labeldp::RPWithPriorTwoStageOptions opt;
   opt.lo = 0;
   opt.hi = 5;
   opt.eps1 = 2;
@@ -597,7 +597,7 @@ TEST_CASE("choose_zeta rejects grid_points = 2", "[rpwithprior][validation]") {
                       Catch::Contains("'grid_points' must be >= 3, got 2"));
 }
 TEST_CASE("response_privacy_with_histogram rejects eps2 = 0", "[rpwithprior][validation]") {
-  labeldp::TwoStageOptions opt;
+  labeldp::RPWithPriorTwoStageOptions opt;
   opt.eps2 = 0;
   labeldp::SeededRandom gen(1);
   const std::vector<double> labels{0.5}, edges{0, 1};

@@ -517,7 +517,7 @@ ZetaChoice<Scalar> choose_zeta(const HistogramPrior<Scalar>& prior, double eps, 
 }
 
 /// Options of the two-stage Algorithm 3 (all public).
-struct TwoStageOptions {
+struct RPWithPriorTwoStageOptions {
   double lo = 0;            ///< Public clipping bound (Algorithm 4 noise), lo < hi.
   double hi = 1;            ///< Public clipping bound.
   double eps1 = 0.5;        ///< Budget of the private histogram (Algorithm 4).
@@ -530,7 +530,7 @@ struct TwoStageOptions {
 
 /// Result of Algorithm 3: the private prior, the mechanism built from it, and the noisy labels.
 template <typename Scalar = double>
-struct TwoStageResult {
+struct RPWithPriorTwoStageResult {
   HistEpsResult<Scalar> histogram;   ///< Algorithm 4's output (eps1-label-DP).
   RPWithPrior<Scalar> mechanism;     ///< RPWithPrior built from the private histogram.
   std::vector<Scalar> noisy_labels;  ///< RPWithPrior_{eps2} of every label (Algorithm 3, lines 3-6).
@@ -545,9 +545,9 @@ struct TwoStageResult {
 /// Training the model (line 7) is left to the caller.
 /// \throws std::invalid_argument naming the offending option (see hist_eps() and RPWithPrior).
 template <typename Scalar, std::uniform_random_bit_generator G>
-TwoStageResult<Scalar> response_privacy_with_histogram(const std::vector<Scalar>& labels,
+RPWithPriorTwoStageResult<Scalar> response_privacy_with_histogram(const std::vector<Scalar>& labels,
                                                        const std::vector<Scalar>& edges,
-                                                       const TwoStageOptions& options, G& gen) {
+                                                       const RPWithPriorTwoStageOptions& options, G& gen) {
   validate_epsilon(options.eps2, "eps2");
   if (options.zeta != 0) validate_finite_positive("zeta", options.zeta);
   HistEpsResult<Scalar> hist =
@@ -558,7 +558,7 @@ TwoStageResult<Scalar> response_privacy_with_histogram(const std::vector<Scalar>
   std::vector<Scalar> noisy;
   noisy.reserve(labels.size());
   for (Scalar y : labels) noisy.push_back(mech.sample(y, gen));
-  return TwoStageResult<Scalar>{std::move(hist), std::move(mech), std::move(noisy), options.eps1 + options.eps2};
+  return RPWithPriorTwoStageResult<Scalar>{std::move(hist), std::move(mech), std::move(noisy), options.eps1 + options.eps2};
 }
 
 }  // namespace labeldp
