@@ -1,0 +1,124 @@
+// `labeldp optimal --prior FILE --eps E --outputs FILE [--loss squared|absolute|poisson] [--json]`:
+// the eps-DP mechanism with the least expected loss among ALL eps-DP mechanisms from the prior's
+// values to the given finite output set (Ghazi et al., ICLR 2023, LP (2); solved by
+// labeldp::optimal_mechanism_lp(), column generation over staircase columns; contract:
+// shared/contract/cli.md).
+//
+// The outputs file is a CSV with header `output`, one finite value per row, duplicates ignored.
+// Everything is computed before anything is printed, so bad input leaves stdout empty.
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "labeldp/core/loss.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/io/csv.hpp"
+#include "labeldp/io/json.hpp"
+#include "labeldp/mechanisms/optimal_lp.hpp"
+
+namespace {
+
+using labeldp::Index;
+using labeldp::cli::InputError;
+
+struct OptimalArgs {
+  std::string prior;
+  double eps = 0;
+  std::string outputs;
+  std::string loss = "squared";
+  bool json = false;
+};
+
+// Poisson log loss needs labels >= 0 and outputs > 0: name the file line of the first offender.
+void check_poisson_files(const OptimalArgs& a) {
+  labeldp::io::for_each_column_value(a.prior, "value", [&](double v, std::size_t line) {
+    if (v < 0)
+      throw InputError(a.prior + ":" + std::to_string(line) + ": value " + labeldp::detail::format_number(v) +
+                       " is negative: Poisson log loss needs labels >= 0");
+  });
+  labeldp::io::for_each_column_value(a.outputs, "output", [&](double v, std::size_t line) {
+    if (!(v > 0))
+      throw InputError(a.outputs + ":" + std::to_string(line) + ": output " + labeldp::detail::format_number(v) +
+                       " is not positive: Poisson log loss needs outputs > 0");
+  });
+}
+
+labeldp::Vector<double> read_outputs(const std::string& path) {
+  const std::vector<double> values = labeldp::io::read_column_csv(path, "output");
+  if (values.empty()) throw InputError(path + ":2: no output values: at least one row is required");
+  labeldp::Vector<double> out(Index(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i) out[Index(i)] = values[i];
+  return out;
+}
+
+template <typename Loss>
+std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& prior,
+                   const labeldp::Vector<double>& outputs, const Loss& loss) {
+  const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, loss);
+  if (r.status != labeldp::optim::SolveStatus::Optimal)
+    throw std::runtime_error("the optimal-mechanism LP stopped without a certified optimum (" + to_string(r.status) +
+                             " after " + std::to_string(r.rounds) + " column-generation rounds)");
+  using labeldp::io::json_number;
+  std::ostringstream out;
+  if (a.json) {
+    out << "{\"mechanism\":\"optimal-lp\",\"eps\":" << json_number(a.eps) << ",\"loss\":\"" << a.loss
+        << "\",\"expected_loss\":" << json_number(r.expected_loss) << ","
+        << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";
+  } else {
+    const auto& m = r.mechanism;
+    out << "optimal eps-DP mechanism onto " << outputs.size() << " outputs (eps " << json_number(a.eps) << ", "
+        << a.loss << " loss): " << m.num_outputs() << " outputs used, expected loss " << json_number(r.expected_loss)
+        << " (certified lower bound " << json_number(r.dual_bound) << ")\n";
+    for (Index i = 0; i < m.num_inputs(); ++i) {
+      out << json_number(m.inputs()[i]) << ":";
+      for (Index j = 0; j < m.num_outputs(); ++j)
+        out << " " << json_number(m.outputs()[j]) << "@" << json_number(m.probabilities()(i, j));
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+void run_optimal(const OptimalArgs& a) {
+  labeldp::validate_epsilon(a.eps, "--eps");
+  if (a.loss != "squared" && a.loss != "absolute" && a.loss != "poisson")
+    throw InputError("'--loss' must be squared, absolute or poisson, got '" + a.loss + "'");
+  const auto prior = labeldp::io::read_prior_csv(a.prior);
+  const auto outputs = read_outputs(a.outputs);
+  std::string text;
+  if (a.loss == "squared") {
+    text = render(a, prior, outputs, labeldp::SquaredLoss<double>{});
+  } else if (a.loss == "absolute") {
+    text = render(a, prior, outputs, labeldp::AbsoluteLoss<double>{});
+  } else {
+    check_poisson_files(a);
+    text = render(a, prior, outputs, labeldp::PoissonLogLoss<double>{});
+  }
+  std::cout << text;
+}
+
+const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
+    "optimal",
+    "optimal eps-DP mechanism onto a finite output set (Ghazi et al. 2023, LP (2), column generation)",
+    [](CLI::App& app) {
+      auto args = std::make_shared<OptimalArgs>();
+      app.add_option("--prior", args->prior,
+                     "CSV with header value,prob or value,count; one row per distinct value, any order")
+          ->required();
+      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      app.add_option("--outputs", args->outputs, "CSV with header output; one finite value per row (duplicates ignored)")
+          ->required();
+      app.add_option("--loss", args->loss, "squared (default), absolute or poisson (labels >= 0, outputs > 0)");
+      app.add_flag("--json", args->json,
+                   "print {\"mechanism\":\"optimal-lp\",\"eps\",\"loss\",\"expected_loss\",\"inputs\",\"outputs\","
+                   "\"probabilities\"}, numbers with 17 significant digits; only outputs with positive probability");
+      app.footer("Solves LP (2) of Ghazi et al. (2023) exactly by column generation over staircase columns; the "
+                 "expected loss is sum_y p(y) sum_o P[y][o] loss(o, y).");
+      app.callback([args] { run_optimal(*args); });
+    }}};
+
+}  // namespace
