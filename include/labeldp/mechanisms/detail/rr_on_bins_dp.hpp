@@ -308,14 +308,23 @@ class AbsoluteBinCost {
     F.assign(std::size_t(m_k + 1), Scalar(0));
     arg.assign(std::size_t(m_k + 1), Index(0));
     const Index k = m_k;
-    // beta C_m[i] = beta (y_m P[i] - Q[i]) for m >= i (all bin values at or left of y_m), and
-    // beta (2 (y_m P[m+1] - Q[m+1]) - (y_m P[i] - Q[i])) for m < i (split at y_m): one
-    // multiply-subtract per entry with the per-m constants below.
+    // beta C_m[j] = beta (y_m P[j] - Q[j]) for j <= m + 1 (all values before j at or left of
+    // y_m: the "linear" form), and beta (a_m - (y_m P[j] - Q[j])) with
+    // a_m = 2 (y_m P[m+1] - Q[m+1]) for j >= m + 1 (split at y_m). The running minimum of an m
+    // whose rows are all split (m < i) is stored with beta a_m added, S_m = M_m + beta a_m, so
+    // that folding row r in and evaluating row i both need only beta y_m besides S_m and
+    // alpha g(y_m):
+    //   fold r (r >= m + 1):  S_m = min(S_m, F[r] + (beta y_m P[r] - beta Q[r])),
+    //   value at row i > m:   alpha g(y_m) + S_m - (beta y_m P[i] - beta Q[i]);
+    // for m >= i the linear form: fold min(S_m, F[r] - (beta y_m P[r] - beta Q[r])), value
+    // alpha g(y_m) + S_m + (beta y_m P[i] - beta Q[i]). Each row is then one fused pass of
+    // three loads and one store per output (the fold of row i - 1 and the evaluation of row i),
+    // instead of separate fold, C_m and sum passes.
     const Array beta_y = m_beta * m_y;
     const Array beta_a = 2 * m_beta * (m_y * m_p.tail(k) - m_q.tail(k));
     const Array alpha_g = m_alpha * m_global;
-    Array running = Array::Zero(k);  // M_m (F[0] - beta C_m[0] = 0)
-    Array bcm(k), buf(kBlock);       // beta C_m[i] of the current row
+    const Array beta_q = m_beta * m_q;
+    Array running = Array::Constant(k, std::numeric_limits<Scalar>::infinity());  // S_m (see above)
     std::vector<Index> best_of_row(std::size_t(k + 1), 0);
     // The weighted median of a bin ending before i is at most max(i - 1, global median): past
     // both, the values below hold all of the bin's weight and half of the prior's. Outputs
@@ -350,33 +359,114 @@ class AbsoluteBinCost {
         ++front;
       return static_cast<Scalar>(hull[front].a - hull[front].s * x);
     };
+    // Minimum of one block of row values; the position is searched only when it improves.
+    Scalar best = 0;
+    Index best_m = 0;
+    // (Evaluated into a buffer first, so that the search compares the very values that were
+    // minimized, whatever contraction the compiler applies to the vectorized expression.)
+    Array buf(kBlock);
+    auto take = [&](Index m0, Index n, const auto& values) {
+      buf.head(n) = values;
+      const Scalar v = buf.head(n).minCoeff();
+      if (v <= best) {
+        Index j = 0;
+        while (buf[j] != v) ++j;
+        if (v < best || m0 + j < best_m) best = v, best_m = m0 + j;
+      }
+    };
+    // Screening (the same idea as SquaredBinCost::dp()): the row value of an output m is
+    // V_i[m] = min_{r<i} F[r] + alpha g(y_m) + beta (C_m[i] - C_m[r]), and by its definition
+    //   V_{i+1}[m] = min(V_i[m], F[i] + alpha g(y_m)) + beta p_i |y_m - y_i|.
+    // For a block of split outputs (all m < i) this gives, in O(1) per block and row, the lower
+    // bound lb(i+1) = min(lb(i), F[i] + min_block alpha g) + beta p_i (y_i - y_last) of the
+    // block's values (y_last its largest value). A block whose bound exceeds the row's best
+    // value so far cannot hold the row minimum and is skipped; its running minima are not
+    // folded then but caught up (rows last_fold..i-1) the next time it is evaluated. The
+    // relative margin kMargin covers the rounding of the bound, accumulated over up to k rows.
+    constexpr Index kScreen = 64;
+    constexpr Scalar kMargin = Scalar(1e-9);
+    const Index nblocks = k / kScreen + 1;
+    std::vector<Scalar> lb(std::size_t(nblocks), -std::numeric_limits<Scalar>::infinity());
+    std::vector<Scalar> ag_min(std::size_t(nblocks), Scalar(0));
+    std::vector<Index> last_fold(std::size_t(nblocks), 0);
+    for (Index b = 0; b * kScreen < k; ++b)
+      ag_min[std::size_t(b)] = alpha_g.segment(b * kScreen, std::min(kScreen, k - b * kScreen)).minCoeff();
+    const Scalar magnitude = alpha_g.abs().maxCoeff() + 4 * m_beta * m_y.abs().maxCoeff() * m_p[k];
+    Index screened = 0;  // blocks [0, screened) hold split outputs only and are screened
+    auto evaluate_block = [&](Index b, Index i) {
+      const Index m0 = b * kScreen;
+      auto s = running.segment(m0, kScreen);
+      const auto by = beta_y.segment(m0, kScreen);
+      for (Index r = last_fold[std::size_t(b)]; r < i; ++r)
+        s = s.min(F[std::size_t(r)] + (by * m_p[r] - beta_q[r]));
+      last_fold[std::size_t(b)] = i;
+      buf.head(kScreen) = alpha_g.segment(m0, kScreen) + s - (by * m_p[i] - beta_q[i]);
+      const Scalar v = buf.head(kScreen).minCoeff();
+      lb[std::size_t(b)] = v;
+      if (v <= best) {
+        Index j = 0;
+        while (buf[j] != v) ++j;
+        if (v < best || m0 + j < best_m) best = v, best_m = m0 + j;
+      }
+    };
     Index active = std::min(k, global_median + 1);  // running[m] is maintained for m < active
     for (Index i = 1; i <= k; ++i) {
-      const Scalar pi = m_p[i], bqi = m_beta * m_q[i];
-      Scalar best = std::numeric_limits<Scalar>::infinity();
-      Index best_m = 0;
+      const Scalar pi = m_p[i], bqi = beta_q[i], pr = m_p[i - 1], bqr = beta_q[i - 1];
       const Scalar f_prev = F[std::size_t(i - 1)];
+      const Index prev_best = best_m;
+      best = std::numeric_limits<Scalar>::infinity();
+      best_m = 0;
       add_line(Line{static_cast<long double>(f_prev) + static_cast<long double>(m_beta) * m_q[i - 1],
                     static_cast<long double>(m_beta) * m_p[i - 1]});
-      const Index folded = i > 1 ? active : 0;  // bcm holds row i-1 for m < active
       const Index query_end = std::max(i, global_median + 1);
+      // Newly needed outputs start from the envelope (rows r < i, i.e. already folded; the
+      // fold below repeats row i - 1, which changes nothing).
       for (; active < query_end; ++active) running[active] = envelope(m_y[active]);
-      for (Index m0 = 0; m0 < query_end; m0 += kBlock) {
+      // A block enters screening once all its outputs are split; it was folded through row i - 2
+      // (last_fold = i - 1) and gets evaluated exactly first (bound -inf).
+      for (; (screened + 1) * kScreen <= i - 1; ++screened) {
+        last_fold[std::size_t(screened)] = i - 1;
+        lb[std::size_t(screened)] = -std::numeric_limits<Scalar>::infinity();
+      }
+      // Split outputs m < i - 1 not yet screened.
+      for (Index m0 = screened * kScreen; m0 < i - 1; m0 += kBlock) {
+        const Index n = std::min(kBlock, i - 1 - m0);
+        auto s = running.segment(m0, n);
+        const auto by = beta_y.segment(m0, n);
+        s = s.min(f_prev + (by * pr - bqr));
+        take(m0, n, alpha_g.segment(m0, n) + s - (by * pi - bqi));
+      }
+      // m = i - 1: its last linear-form fold, then it becomes split.
+      {
+        const Index m = i - 1;
+        Scalar& s = running[m];
+        s = std::min(s, f_prev - (beta_y[m] * pr - bqr)) + beta_a[m];
+        const Scalar v = alpha_g[m] + s - (beta_y[m] * pi - bqi);
+        if (v < best || (v == best && m < best_m)) best = v, best_m = m;
+      }
+      // Linear outputs i <= m < query_end (up to the global median).
+      for (Index m0 = i; m0 < query_end; m0 += kBlock) {
         const Index n = std::min(kBlock, query_end - m0);
-        // Fold row i-1 into the running minima (bcm still holds row i-1); fused with the row's
-        // pass so each array is streamed once per row.
-        const Index nf = std::clamp<Index>(folded - m0, 0, n);
-        running.segment(m0, nf) = running.segment(m0, nf).min(f_prev - bcm.segment(m0, nf));
-        const Index n1 = std::clamp<Index>(i - m0, 0, n);
-        bcm.segment(m0, n1) = beta_a.segment(m0, n1) - (beta_y.segment(m0, n1) * pi - bqi);
-        bcm.segment(m0 + n1, n - n1) = beta_y.segment(m0 + n1, n - n1) * pi - bqi;
-        buf.head(n) = alpha_g.segment(m0, n) + bcm.segment(m0, n) + running.segment(m0, n);
-        const Scalar v = buf.head(n).minCoeff();
-        if (v < best) {
-          best = v;
-          Index j = 0;
-          while (buf[j] != v) ++j;
-          best_m = m0 + j;
+        auto s = running.segment(m0, n);
+        const auto by = beta_y.segment(m0, n);
+        s = s.min(f_prev - (by * pr - bqr));
+        take(m0, n, alpha_g.segment(m0, n) + s + (by * pi - bqi));
+      }
+      // Screened blocks: bounds first, then the block of the previous row's best output (a
+      // good incumbent), then every block whose bound does not exclude it.
+      if (screened > 0) {
+        const Scalar step = m_beta * m_prob[i - 1], y_prev = m_y[i - 1];
+        for (Index b = 0; b < screened; ++b) {
+          Scalar& l = lb[std::size_t(b)];
+          l = std::min(l, f_prev + ag_min[std::size_t(b)]) + step * (y_prev - m_y[b * kScreen + kScreen - 1]);
+        }
+        const Index first = prev_best / kScreen;
+        if (first < screened) evaluate_block(first, i);
+        for (Index b = 0; b < screened; ++b) {
+          if (b == first) continue;
+          const Scalar l = lb[std::size_t(b)];
+          if (l - kMargin * (std::abs(l) + std::abs(best) + magnitude) > best) continue;
+          evaluate_block(b, i);
         }
       }
       F[std::size_t(i)] = best - c;
