@@ -481,3 +481,36 @@ TEST_CASE("URR rejects points that are not increasing", "[unbiased][validation]"
   REQUIRE_THROWS_WITH(labeldp::UnbiasedRandomizedRounding<>(pts),
                       Catch::Contains("'points' must be strictly increasing, got 1 then 0"));
 }
+
+TEST_CASE("Solver knobs change the path, not the optimum", "[unbiased]") {
+  std::mt19937_64 rng(77);
+  const auto prior = random_prior(rng, 9, true);
+  const auto grid = labeldp::feasible_output_set(prior, 1.0, 100);
+  const double reference = glpk_unbiased(prior, 1.0, grid, 0, false).objective;
+  const double exact = labeldp::optimal_unbiased_continuous(prior, 1.0).expected_loss;
+  for (double smoothing : {0.0, 0.5, 0.9}) {
+    for (Index cap : {Index(0), Index(1), Index(-1)}) {
+      UnbiasedOptions opt;
+      opt.dual_smoothing = smoothing;
+      opt.max_columns_per_round = cap;
+      INFO("smoothing " << smoothing << " cap " << cap);
+      const auto g = labeldp::optimal_unbiased_on_outputs(prior, 1.0, grid, opt);
+      check_mechanism(g, prior, 1.0, 0);
+      CHECK(g.expected_loss == Approx(reference).epsilon(1e-7));
+      for (Index seed : {Index(0), Index(-1), Index(50)}) {
+        opt.seed_grid_size = seed;
+        const auto c = labeldp::optimal_unbiased_continuous(prior, 1.0, opt);
+        check_mechanism(c, prior, 1.0, 0);
+        CHECK(c.expected_loss == Approx(exact).epsilon(1e-8));
+      }
+    }
+  }
+}
+
+TEST_CASE("Rejects dual smoothing outside [0, 1)", "[unbiased][validation]") {
+  UnbiasedOptions opt;
+  opt.dual_smoothing = 1.0;
+  REQUIRE_THROWS_AS(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt),
+                      Catch::Contains("'dual_smoothing' must be -1 (automatic) or in [0, 1), got 1"));
+}

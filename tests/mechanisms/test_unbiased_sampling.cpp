@@ -1,0 +1,86 @@
+// Samplers of the unbiased randomizers against their exact distributions: chi-square at fixed
+// seeds (oracles/statistics.hpp). URR uses the core exact bernoulli(); the mechanism rows the
+// core exact alias table.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include <labeldp/core/random.hpp>
+#include <labeldp/mechanisms/unbiased.hpp>
+
+#include "oracles/statistics.hpp"
+
+using labeldp::Index;
+using labeldp::Vector;
+
+namespace {
+
+// Draws `samples` outputs of randomizer.sample(y) and tests them against
+// randomizer.output_probabilities(y).
+double randomizer_p_value(const labeldp::UnbiasedRandomizer<>& randomizer, double y, long long samples,
+                          std::uint64_t seed) {
+  const auto& outs = randomizer.mechanism().outputs();
+  const Vector<> p = randomizer.output_probabilities(y);
+  std::vector<long long> counts(std::size_t(outs.size()), 0);
+  labeldp::SeededRandom gen(seed);
+  for (long long s = 0; s < samples; ++s) {
+    const double o = randomizer.sample(y, gen);
+    Index j = 0;
+    while (outs[j] != o) ++j;  // outputs are few; o is always one of them
+    ++counts[std::size_t(j)];
+  }
+  return labeldp::test::chi_square(counts, std::vector<double>(p.data(), p.data() + p.size())).p_value;
+}
+
+double urr_p_value(const labeldp::UnbiasedRandomizedRounding<>& urr, double v, long long samples, std::uint64_t seed) {
+  const Vector<> p = urr.probabilities(v);
+  std::vector<long long> counts(std::size_t(p.size()), 0);
+  labeldp::SeededRandom gen(seed);
+  for (long long s = 0; s < samples; ++s) ++counts[std::size_t(urr.sample_index(v, gen))];
+  return labeldp::test::chi_square(counts, std::vector<double>(p.data(), p.data() + p.size())).p_value;
+}
+
+labeldp::UnbiasedRandomizer<> figure2_randomizer() {
+  const auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15});
+  const auto r = labeldp::optimal_unbiased_continuous(prior, 0.5);
+  REQUIRE(r.optimal());
+  return labeldp::UnbiasedRandomizer<>(r.mechanism);
+}
+
+}  // namespace
+
+TEST_CASE("UnbiasedRandomizer samples match the exact mixture (chi-square, quick)", "[unbiased][sampling]") {
+  const auto randomizer = figure2_randomizer();
+  for (double y : {0.0, 0.4, 1.0, 1.9}) {
+    INFO("label " << y);
+    CHECK(randomizer_p_value(randomizer, y, 20000, 42 + std::uint64_t(10 * y)) > 1e-4);
+  }
+}
+
+TEST_CASE("URR samples match the exact two-point distribution (chi-square, quick)", "[unbiased][sampling]") {
+  Vector<> pts(3);
+  pts << 0, 1, 4;
+  const labeldp::UnbiasedRandomizedRounding<> urr(pts);
+  for (double v : {0.3, 2.5, 3.999}) {
+    INFO("value " << v);
+    CHECK(urr_p_value(urr, v, 20000, 7) > 1e-4);
+  }
+}
+
+TEST_CASE("UnbiasedRandomizer samples match the exact mixture (chi-square, 1e6 draws)", "[.][statistical][unbiased]") {
+  const auto randomizer = figure2_randomizer();
+  for (double y : {0.0, 0.7, 1.0, 2.0}) {
+    INFO("label " << y);
+    CHECK(randomizer_p_value(randomizer, y, 1000000, 1234 + std::uint64_t(10 * y)) > 1e-4);
+  }
+}
+
+TEST_CASE("URR samples match the exact distribution (chi-square, 1e6 draws)", "[.][statistical][unbiased]") {
+  Vector<> pts(4);
+  pts << -2, 0, 0.5, 7;
+  const labeldp::UnbiasedRandomizedRounding<> urr(pts);
+  for (double v : {-1.0, 0.1, 0.25, 6.9}) {
+    INFO("value " << v);
+    CHECK(urr_p_value(urr, v, 1000000, 99) > 1e-4);
+  }
+}
