@@ -320,6 +320,85 @@ TEST_CASE("RR-on-Bins: warm-started solver == Algorithm 2 on random priors with 
 
 namespace {
 
+// A prior on k values with ties everywhere the screened absolute-loss DP could trip: integer
+// labels with repeated gaps, probabilities drawn from a few levels (many exact ties in the bin
+// costs), about a quarter of the values with probability zero, and optionally a far outlier.
+FinitePrior<double> tied_prior(std::mt19937_64& rng, Index k, bool outlier) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> values, probs;
+  double x = 0;
+  for (Index j = 0; j < k; ++j) {
+    values.push_back(x);
+    x += 1 + int(3 * u(rng)) * int(3 * u(rng));
+    const double level = double(int(4 * u(rng)));  // 0, 1, 2 or 3
+    probs.push_back(u(rng) < 0.25 ? 0.0 : level);
+  }
+  if (outlier) values.back() += 50 * x;
+  if (std::all_of(probs.begin(), probs.end(), [](double p) { return p == 0; })) probs[0] = 1;
+  return FinitePrior<double>::from_probabilities(values, probs);
+}
+
+}  // namespace
+
+TEST_CASE("RR-on-Bins: screened absolute-loss DP == the plain O(k^2) segmentation DP on median bin costs",
+          "[rr_on_bins]") {
+  // The production DP swaps the minima over bin start and output, skips blocks of outputs by a
+  // lower bound and catches their running minima up later. The oracle is the textbook DP
+  // F[i] = min_r F[r] + L([r, i)) - c with L from the weighted median (binary search), at the
+  // Dinkelbach value of the optimum and at other c, for every row i.
+  std::mt19937_64 rng(71);
+  for (const Index k : {Index(200), Index(700), Index(1500)})
+    for (const bool outlier : {false, true})
+      for (const double eps : {0.05, 1.0, 4.0, 12.0}) {
+        const auto prior = tied_prior(rng, k, outlier);
+        const auto scale = labeldp::detail::RROnBinsScale::from_eps(eps);
+        const labeldp::detail::AbsoluteBinCost<double> model(prior, scale);
+        const double lambda = labeldp::solve_rr_on_bins(prior, eps, AbsoluteLoss<>{}).expected_loss;
+        for (const double c : {lambda * scale.alpha, 0.0, 0.5 * lambda * scale.alpha, 3 * lambda * scale.alpha}) {
+          INFO("k = " << k << ", outlier " << outlier << ", eps = " << eps << ", c = " << c);
+          std::vector<double> F;
+          std::vector<Index> arg;
+          model.dp(c, F, arg);
+          std::vector<double> G(std::size_t(k + 1), 0.0);
+          for (Index i = 1; i <= k; ++i) {
+            double best = std::numeric_limits<double>::infinity();
+            for (Index r = 0; r < i; ++r) best = std::min(best, G[std::size_t(r)] + model.cost(r, i));
+            G[std::size_t(i)] = best - c;
+          }
+          const double magnitude = model.cost(0, k) + c * double(k);
+          int mismatches = 0;
+          for (Index i = 0; i <= k; ++i)
+            if (std::abs(F[std::size_t(i)] - G[std::size_t(i)]) > 1e-10 * magnitude) ++mismatches;
+          CHECK(mismatches == 0);
+          // The traced partition attains F[k].
+          double traced = 0;
+          for (Index i = k; i > 0; i = arg[std::size_t(i)]) {
+            REQUIRE(arg[std::size_t(i)] < i);
+            traced += model.cost(arg[std::size_t(i)], i) - c;
+          }
+          CHECK(std::abs(traced - G[std::size_t(k)]) <= 1e-10 * magnitude);
+        }
+      }
+}
+
+TEST_CASE("RR-on-Bins: absolute loss == Algorithm 2 as printed with zero-probability values and ties (k > 256)",
+          "[rr_on_bins]") {
+  std::mt19937_64 rng(72);
+  for (const Index k : {Index(400), Index(520)})
+    for (const double eps : {0.05, 1.0, 4.0, 12.0}) {
+      const auto prior = tied_prior(rng, k, eps > 3);
+      INFO("k = " << k << ", eps = " << eps);
+      const auto sol = labeldp::solve_rr_on_bins(prior, eps, AbsoluteLoss<>{});
+      const auto ref = labeldp::detail::rr_on_bins_reference(prior, eps, AbsoluteLoss<>{});
+      REQUIRE(sol.status == labeldp::RROnBinsStatus::Optimal);
+      CHECK(close(sol.mechanism.expected_loss(prior, AbsoluteLoss<>{}), ref.expected_loss));
+      CHECK(close(sol.expected_loss, ref.expected_loss));
+      CHECK(labeldp::audit_epsilon(sol.mechanism.mechanism()) <= eps * (1 + 1e-12));
+    }
+}
+
+namespace {
+
 // min over ALL eps-DP mechanisms from the prior's values to `outputs` of the expected loss
 // (LP: rows sum to 1, P[y][o] <= e^eps P[y'][o]), solved by GLPK.
 template <typename Loss>
