@@ -514,3 +514,32 @@ TEST_CASE("Rejects dual smoothing outside [0, 1)", "[unbiased][validation]") {
   REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_continuous(figure2_prior(), 1.0, opt),
                       Catch::Contains("'dual_smoothing' must be -1 (automatic) or in [0, 1), got 1"));
 }
+
+TEST_CASE("Continuous optimum on an output range narrower than [L, U]", "[unbiased][glpk]") {
+  std::mt19937_64 rng(123);
+  for (double eps : {0.5, 2.0}) {
+    const auto prior = random_prior(rng, 5, false);
+    const double e = std::exp(eps), w = std::expm1(eps);
+    const double ymin = prior.value(0), ymax = prior.value(4);
+    // The two-label dbRR interval (proof of Prop. 7) is the narrowest that keeps the LP
+    // feasible with two outputs; [L, U] of Alg. 2 is wider.
+    UnbiasedOptions opt;
+    opt.output_lower = (e * ymin - ymax) / w - 0.1;
+    opt.output_upper = (e * ymax - ymin) / w + 0.1;
+    const auto L = labeldp::feasible_output_set(prior, eps, 2);
+    REQUIRE(opt.output_lower > L[0]);
+    const auto c = labeldp::optimal_unbiased_continuous(prior, eps, opt);
+    INFO("eps " << eps);
+    check_mechanism(c, prior, eps, 0);
+    for (Index j = 0; j < c.mechanism.num_outputs(); ++j) {
+      CHECK(c.mechanism.outputs()[j] >= opt.output_lower - 1e-9);
+      CHECK(c.mechanism.outputs()[j] <= opt.output_upper + 1e-9);
+    }
+    Vector<> grid(60);
+    for (Index i = 0; i < 60; ++i) grid[i] = opt.output_lower + (opt.output_upper - opt.output_lower) * double(i) / 59;
+    const auto g = glpk_unbiased(prior, eps, grid, 0, false);
+    REQUIRE(g.status == SolveStatus::Optimal);
+    CHECK(c.expected_loss <= g.objective * (1 + 1e-9));
+    CHECK(c.expected_loss >= labeldp::optimal_unbiased_continuous(prior, eps).expected_loss * (1 - 1e-9));
+  }
+}

@@ -683,6 +683,12 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   const double lo = (options.output_lower - P.shift) / P.scale;
   const double hi = (options.output_upper - P.shift) / P.scale;
   const double a = std::clamp(-1.0, lo, hi), b = std::clamp(1.0, lo, hi);
+  // Proposition 7's two-point mechanism on {a, b} is eps-DP iff {a, b} brackets the two-label
+  // dbRR interval; a narrower output range needs the penalized artificials to start from.
+  const double e = std::exp(eps), w = std::expm1(eps);
+  const double ymin = P.labels[0], ymax = P.labels[k - 1];
+  const bool bracketed = a <= (e * ymin - ymax) / w + 1e-12 && b >= (e * ymax - ymin) / w - 1e-12;
+  const double penalty = bracketed ? 0.0 : 1e6;
   std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, a, -1);
   for (auto& c : detail::one_sided_columns(k, b, -1)) initial.push_back(std::move(c));
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
@@ -701,7 +707,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
     auto price_grid = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
       return detail::price_grid(P, weighted, grid, duals, tol, 2 * k + 2, min_rc);
     };
-    detail::StaircaseMaster G = detail::solve_staircase_master(P, initial, loss_of, price_grid, options);
+    detail::StaircaseMaster G = detail::solve_staircase_master(P, initial, loss_of, price_grid, options, penalty);
     seed_rounds = G.rounds;
     seed_iterations = G.iterations;
     if (G.status == optim::SolveStatus::Optimal) {
@@ -716,7 +722,8 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
     return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
   };
-  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options);
+  detail::StaircaseMaster S =
+      detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
   return detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});

@@ -153,8 +153,9 @@ inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Ei
 
 /// Exact pricing over a finite output grid (Alg. 1's LP in staircase form). `weighted_loss` is
 /// the k x n matrix \f$p_y g(o_j, y)\f$; `outputs` the n scaled grid points. For every grid point
-/// the best pattern is found in O(k); the columns returned are those at local minima (along the
-/// grid) of the reduced cost below `-tolerance`, best first, at most `max_columns`.
+/// the best pattern is found in O(k). At the local minima (along the grid) of the best reduced
+/// cost below `-tolerance`, best first, at most `max_columns` of them, the columns returned are
+/// the best pattern and every one-sided pattern that prices out (append_one_sided()).
 /// \return the columns; `min_reduced_cost` receives the smallest reduced cost over the grid.
 inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const Eigen::MatrixXd& weighted_loss,
                                                const Eigen::VectorXd& outputs, const Eigen::VectorXd& duals,
@@ -202,8 +203,9 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
 /// \f$a_y\f$ the best pattern is fixed, and the reduced cost of that pattern is a convex
 /// quadratic in o, minimized in closed form on the segment. So the minimum over every
 /// (pattern, real output) pair is found exactly in O(k^2) per call (2k + 1 segments, O(k) each).
-/// Returns the best column of each segment whose reduced cost is below `-tolerance`, best
-/// first, at most `max_columns`.
+/// Returns, for each segment whose best reduced cost is below `-tolerance` (best first, at most
+/// `max_columns` segments), its best column and the one-sided columns at the same output that
+/// price out (append_one_sided()).
 inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, const Eigen::VectorXd& duals,
                                                      double lo, double hi, double tolerance, Index max_columns,
                                                      double& min_reduced_cost) {
