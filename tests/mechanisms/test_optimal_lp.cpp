@@ -328,10 +328,13 @@ TEST_CASE("optimal LP rejects: non-positive gap tolerance", "[optimal_lp][valida
 TEST_CASE("optimal LP: round limit is reported as a status", "[optimal_lp]") {
   std::mt19937_64 rng(808);
   const auto prior = random_prior(rng, 30, false);
+  const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(29), 200);
+  const auto unlimited = labeldp::optimal_mechanism_lp(prior, 1.0, outputs);
+  REQUIRE(unlimited.status == SolveStatus::Optimal);
+  REQUIRE(unlimited.rounds > 0);  // the certificate needed pricing rounds ...
   labeldp::OptimalLPOptions opt;
   opt.column_generation.max_rounds = 0;
-  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, grid(prior.value(0), prior.value(29), 200), SquaredLoss<>{}, opt);
-  // With no pricing round allowed the master's certificate is (generically) not yet tight.
-  REQUIRE((r.status == SolveStatus::IterationLimit || r.status == SolveStatus::Optimal));
-  if (r.status == SolveStatus::IterationLimit) REQUIRE(r.rounds == 0);
+  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  REQUIRE(r.status == SolveStatus::IterationLimit);  // ... so without them there is none
+  REQUIRE(r.rounds == 0);
 }

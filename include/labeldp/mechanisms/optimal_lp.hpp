@@ -59,8 +59,11 @@ class StaircasePricer {
   /// \param e_eps \f$e^\varepsilon\f$.
   StaircasePricer(Eigen::MatrixXd weighted_loss, double e_eps) : m_loss(std::move(weighted_loss)), m_e(e_eps) {}
 
+  /// Number of labels k (master rows).
   Index num_labels() const { return m_loss.rows(); }
+  /// Number of outputs |O|.
   Index num_outputs() const { return m_loss.cols(); }
+  /// \f$e^\varepsilon\f$.
   double e_eps() const { return m_e; }
 
   /// Column (T, o_j) given the membership of each label in T.
@@ -95,6 +98,7 @@ class StaircasePricer {
     column(j, [&](Index y) { return m_loss(y, j) - duals[y] < 0; }, a, cost);
   }
 
+  /// The k x |O| matrix \f$p_y \ell(o_j, y)\f$.
   const Eigen::MatrixXd& weighted_loss() const { return m_loss; }
 
  private:
@@ -242,6 +246,8 @@ OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, d
   double center_bound = -std::numeric_limits<double>::infinity();
   optim::SimplexResult sol;
   Eigen::VectorXd a_col(k);
+  Index stalled_rounds = 0;
+  double last_gap = std::numeric_limits<double>::infinity();
   for (;;) {
     sol = master.solve();
     result.iterations += sol.iterations;
@@ -311,9 +317,24 @@ OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, d
       result.status = optim::SolveStatus::Optimal;
       break;
     }
+    // Columns whose reduced cost is below the master's own dual tolerance are not pivoted in;
+    // then rounds repeat without progress. Stop after a few such rounds: optimal if the gap is
+    // within the master's tolerance, else a numerical failure.
+    if (sol.iterations == 0 && ub - center_bound >= last_gap) {
+      if (++stalled_rounds >= 3) {
+        const double master_tol = master.options().dual_feasibility_tolerance;
+        result.status = ub - center_bound <= master_tol * scale ? optim::SolveStatus::Optimal
+                                                                : optim::SolveStatus::NumericalIssue;
+        break;
+      }
+    } else {
+      stalled_rounds = 0;
+    }
+    last_gap = ub - center_bound;
     master.add_columns(A_new.leftCols(added), c_new.head(added));
   }
   result.columns = master.num_columns();
+  if (result.status != optim::SolveStatus::Optimal) return result;
   result.dual_bound = center_bound;
   result.duals = center;
 

@@ -1,0 +1,77 @@
+// labeldp::optim::RevisedSimplex against GLPK's primal simplex (no presolve) on random dense
+// LPs of a few sizes: feasible-by-construction mixed-row LPs (b = A x0, x0 >= 0) with positive
+// costs, so both solvers end Optimal. Each labeldp run reports its relative difference to
+// GLPK's optimum as a counter.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "labeldp/optim/simplex.hpp"
+#include "oracles/glpk_oracle.hpp"
+
+namespace {
+
+using labeldp::optim::Index;
+using labeldp::optim::LinearProgram;
+using labeldp::optim::RowType;
+
+LinearProgram random_lp(Index m, Index n) {
+  std::mt19937_64 rng(std::uint64_t(m * 1000003 + n));
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  LinearProgram lp;
+  lp.A = Eigen::MatrixXd::NullaryExpr(m, n, [&]() { return u(rng) < 0.3 ? 0.0 : 2 * u(rng) - 0.5; });
+  const Eigen::VectorXd x0 = Eigen::VectorXd::NullaryExpr(n, [&]() { return u(rng) < 0.5 ? 0.0 : u(rng); });
+  lp.b = lp.A * x0;
+  lp.row_types.resize(std::size_t(m));
+  for (Index i = 0; i < m; ++i)
+    lp.row_types[std::size_t(i)] = i % 3 == 0 ? RowType::Equal : i % 3 == 1 ? RowType::LessEqual : RowType::GreaterEqual;
+  lp.c = Eigen::VectorXd::NullaryExpr(n, [&]() { return 0.1 + u(rng); });
+  return lp;
+}
+
+void BM_RevisedSimplex(benchmark::State& state) {
+  const LinearProgram lp = random_lp(state.range(0), state.range(1));
+  labeldp::optim::SimplexResult r;
+  for (auto _ : state) {
+    labeldp::optim::RevisedSimplex simplex(lp);
+    r = simplex.solve();
+    benchmark::DoNotOptimize(r.objective);
+  }
+  if (r.status != labeldp::optim::SolveStatus::Optimal) state.SkipWithError("not optimal");
+  const auto g = labeldp::test::solve_with_glpk(lp);
+  state.counters["pivots"] = double(r.iterations);
+  state.counters["rel_diff_vs_glpk"] = std::abs(r.objective - g.objective) / std::max(1.0, std::abs(g.objective));
+}
+
+void BM_Glpk(benchmark::State& state) {
+  const LinearProgram lp = random_lp(state.range(0), state.range(1));
+  // Loading the problem into GLPK is timed, as RevisedSimplex's construction is: end to end.
+  labeldp::test::GlpkResult g;
+  for (auto _ : state) {
+    g = labeldp::test::solve_with_glpk(lp);
+    benchmark::DoNotOptimize(g.objective);
+  }
+  if (g.status != labeldp::optim::SolveStatus::Optimal) state.SkipWithError("not optimal");
+}
+
+const std::vector<std::vector<std::int64_t>> kSizes = {{50, 100}, {200, 400}, {500, 1000}, {1000, 3000}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const auto& s : kSizes) {
+    // ostringstream rather than operator+: g++ 12 reports a false -Wrestrict on the latter.
+    std::ostringstream name;
+    name << "/" << s[0] << "x" << s[1];
+    benchmark::RegisterBenchmark(("RevisedSimplex" + name.str()).c_str(), BM_RevisedSimplex)->Args(s)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("GLPK" + name.str()).c_str(), BM_Glpk)->Args(s)->Unit(benchmark::kMillisecond);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
