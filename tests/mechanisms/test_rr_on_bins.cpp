@@ -322,8 +322,10 @@ namespace {
 
 // A prior on k values with ties everywhere the screened absolute-loss DP could trip: integer
 // labels with repeated gaps, probabilities drawn from a few levels (many exact ties in the bin
-// costs), about a quarter of the values with probability zero, and optionally a far outlier.
-FinitePrior<double> tied_prior(std::mt19937_64& rng, Index k, bool outlier) {
+// costs), about a quarter of the values with probability zero; shape 1 adds a far outlier,
+// shape 2 puts most of the mass on the largest values (global median near the right end, so
+// that most outputs stay left of it for most rows: the DP's "linear" outputs).
+FinitePrior<double> tied_prior(std::mt19937_64& rng, Index k, int shape) {
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<double> values, probs;
   double x = 0;
@@ -331,9 +333,10 @@ FinitePrior<double> tied_prior(std::mt19937_64& rng, Index k, bool outlier) {
     values.push_back(x);
     x += 1 + int(3 * u(rng)) * int(3 * u(rng));
     const double level = double(int(4 * u(rng)));  // 0, 1, 2 or 3
-    probs.push_back(u(rng) < 0.25 ? 0.0 : level);
+    const double tilt = shape == 2 ? std::floor(8 * std::pow(double(j) / double(k), 4)) : 1.0;
+    probs.push_back(u(rng) < 0.25 ? 0.0 : level * tilt);
   }
-  if (outlier) values.back() += 50 * x;
+  if (shape == 1) values.back() += 50 * x;
   if (std::all_of(probs.begin(), probs.end(), [](double p) { return p == 0; })) probs[0] = 1;
   return FinitePrior<double>::from_probabilities(values, probs);
 }
@@ -348,14 +351,14 @@ TEST_CASE("RR-on-Bins: screened absolute-loss DP == the plain O(k^2) segmentatio
   // Dinkelbach value of the optimum and at other c, for every row i.
   std::mt19937_64 rng(71);
   for (const Index k : {Index(200), Index(700), Index(1500)})
-    for (const bool outlier : {false, true})
+    for (const int shape : {0, 1, 2})
       for (const double eps : {0.05, 1.0, 4.0, 12.0}) {
-        const auto prior = tied_prior(rng, k, outlier);
+        const auto prior = tied_prior(rng, k, shape);
         const auto scale = labeldp::detail::RROnBinsScale::from_eps(eps);
         const labeldp::detail::AbsoluteBinCost<double> model(prior, scale);
         const double lambda = labeldp::solve_rr_on_bins(prior, eps, AbsoluteLoss<>{}).expected_loss;
         for (const double c : {lambda * scale.alpha, 0.0, 0.5 * lambda * scale.alpha, 3 * lambda * scale.alpha}) {
-          INFO("k = " << k << ", outlier " << outlier << ", eps = " << eps << ", c = " << c);
+          INFO("k = " << k << ", shape " << shape << ", eps = " << eps << ", c = " << c);
           std::vector<double> F;
           std::vector<Index> arg;
           model.dp(c, F, arg);
@@ -386,7 +389,7 @@ TEST_CASE("RR-on-Bins: absolute loss == Algorithm 2 as printed with zero-probabi
   std::mt19937_64 rng(72);
   for (const Index k : {Index(400), Index(520)})
     for (const double eps : {0.05, 1.0, 4.0, 12.0}) {
-      const auto prior = tied_prior(rng, k, eps > 3);
+      const auto prior = tied_prior(rng, k, eps > 3 ? 1 : (eps < 0.5 ? 2 : 0));
       INFO("k = " << k << ", eps = " << eps);
       const auto sol = labeldp::solve_rr_on_bins(prior, eps, AbsoluteLoss<>{});
       const auto ref = labeldp::detail::rr_on_bins_reference(prior, eps, AbsoluteLoss<>{});

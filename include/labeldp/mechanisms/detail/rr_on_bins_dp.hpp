@@ -377,12 +377,14 @@ class AbsoluteBinCost {
     // Screening (the same idea as SquaredBinCost::dp()): the row value of an output m is
     // V_i[m] = min_{r<i} F[r] + alpha g(y_m) + beta (C_m[i] - C_m[r]), and by its definition
     //   V_{i+1}[m] = min(V_i[m], F[i] + alpha g(y_m)) + beta p_i |y_m - y_i|.
-    // For a block of split outputs (all m < i) this gives, in O(1) per block and row, the lower
-    // bound lb(i+1) = min(lb(i), F[i] + min_block alpha g) + beta p_i (y_i - y_last) of the
-    // block's values (y_last its largest value). A block whose bound exceeds the row's best
-    // value so far cannot hold the row minimum and is skipped; its running minima are not
-    // folded then but caught up (rows last_fold..i-1) the next time it is evaluated. The
-    // relative margin kMargin covers the rounding of the bound, accumulated over up to k rows.
+    // For a block of outputs all on one side of y_i this gives, in O(1) per block and row, the
+    // lower bound lb(i+1) = min(lb(i), F[i] + min_block alpha g) + beta p_i dist(y_i, block)
+    // of the block's values. A block whose bound exceeds the row's best value so far cannot
+    // hold the row minimum and is skipped; its running minima are not folded then but caught
+    // up (rows last_fold..i-1) the next time it is evaluated. Screened are the whole blocks of
+    // split outputs (all m < i - 1) and of linear outputs (all m >= i, below the global
+    // median); the block holding i - 1 is evaluated every row. The relative margin kMargin
+    // covers the rounding of the bound, accumulated over up to k rows.
     constexpr Index kScreen = 64;
     constexpr Scalar kMargin = Scalar(1e-9);
     const Index nblocks = k / kScreen + 1;
@@ -392,15 +394,26 @@ class AbsoluteBinCost {
     for (Index b = 0; b * kScreen < k; ++b)
       ag_min[std::size_t(b)] = alpha_g.segment(b * kScreen, std::min(kScreen, k - b * kScreen)).minCoeff();
     const Scalar magnitude = alpha_g.abs().maxCoeff() + 4 * m_beta * m_y.abs().maxCoeff() * m_p[k];
-    Index screened = 0;  // blocks [0, screened) hold split outputs only and are screened
-    auto evaluate_block = [&](Index b, Index i) {
+    // Folds rows last_fold..end-1 into block b's running minima (split or linear form).
+    auto catch_up = [&](Index b, Index end, bool split) {
+      auto s = running.segment(b * kScreen, kScreen);
+      const auto by = beta_y.segment(b * kScreen, kScreen);
+      for (Index r = last_fold[std::size_t(b)]; r < end; ++r) {
+        if (split)
+          s = s.min(F[std::size_t(r)] + (by * m_p[r] - beta_q[r]));
+        else
+          s = s.min(F[std::size_t(r)] - (by * m_p[r] - beta_q[r]));
+      }
+      last_fold[std::size_t(b)] = std::max(last_fold[std::size_t(b)], end);
+    };
+    auto evaluate_block = [&](Index b, Index i, bool split) {
+      catch_up(b, i, split);
       const Index m0 = b * kScreen;
-      auto s = running.segment(m0, kScreen);
-      const auto by = beta_y.segment(m0, kScreen);
-      for (Index r = last_fold[std::size_t(b)]; r < i; ++r)
-        s = s.min(F[std::size_t(r)] + (by * m_p[r] - beta_q[r]));
-      last_fold[std::size_t(b)] = i;
-      buf.head(kScreen) = alpha_g.segment(m0, kScreen) + s - (by * m_p[i] - beta_q[i]);
+      const auto cm = beta_y.segment(m0, kScreen) * m_p[i] - beta_q[i];
+      if (split)
+        buf.head(kScreen) = alpha_g.segment(m0, kScreen) + running.segment(m0, kScreen) - cm;
+      else
+        buf.head(kScreen) = alpha_g.segment(m0, kScreen) + running.segment(m0, kScreen) + cm;
       const Scalar v = buf.head(kScreen).minCoeff();
       lb[std::size_t(b)] = v;
       if (v <= best) {
@@ -410,6 +423,9 @@ class AbsoluteBinCost {
       }
     };
     Index active = std::min(k, global_median + 1);  // running[m] is maintained for m < active
+    Index screened = 0;                              // blocks [0, screened): split, screened
+    Index linear_front = 0;  // blocks [max(linear_front, ceil(i / kScreen)), linear_end): linear, screened
+    const Index linear_end = active / kScreen;
     for (Index i = 1; i <= k; ++i) {
       const Scalar pi = m_p[i], bqi = beta_q[i], pr = m_p[i - 1], bqr = beta_q[i - 1];
       const Scalar f_prev = F[std::size_t(i - 1)];
@@ -422,13 +438,18 @@ class AbsoluteBinCost {
       // Newly needed outputs start from the envelope (rows r < i, i.e. already folded; the
       // fold below repeats row i - 1, which changes nothing).
       for (; active < query_end; ++active) running[active] = envelope(m_y[active]);
-      // A block enters screening once all its outputs are split; it was folded through row i - 2
-      // (last_fold = i - 1) and gets evaluated exactly first (bound -inf).
+      // A block enters split screening once all its outputs are split; it was folded through
+      // row i - 2 (last_fold = i - 1) and gets evaluated exactly first (bound -inf).
       for (; (screened + 1) * kScreen <= i - 1; ++screened) {
         last_fold[std::size_t(screened)] = i - 1;
         lb[std::size_t(screened)] = -std::numeric_limits<Scalar>::infinity();
       }
-      // Split outputs m < i - 1 not yet screened.
+      // A linear block that now holds i - 1 leaves screening: fold rows up to i - 2 (the
+      // unscreened pass below folds row i - 1).
+      const Index linear_begin = std::max(linear_front, (i + kScreen - 1) / kScreen);
+      for (; linear_front < std::min(linear_begin, linear_end); ++linear_front) catch_up(linear_front, i - 1, false);
+      const Index linear_stop = std::max(linear_begin, linear_end);
+      // Split outputs m < i - 1 not screened.
       for (Index m0 = screened * kScreen; m0 < i - 1; m0 += kBlock) {
         const Index n = std::min(kBlock, i - 1 - m0);
         auto s = running.segment(m0, n);
@@ -444,31 +465,41 @@ class AbsoluteBinCost {
         const Scalar v = alpha_g[m] + s - (beta_y[m] * pi - bqi);
         if (v < best || (v == best && m < best_m)) best = v, best_m = m;
       }
-      // Linear outputs i <= m < query_end (up to the global median).
-      for (Index m0 = i; m0 < query_end; m0 += kBlock) {
-        const Index n = std::min(kBlock, query_end - m0);
-        auto s = running.segment(m0, n);
-        const auto by = beta_y.segment(m0, n);
-        s = s.min(f_prev - (by * pr - bqr));
-        take(m0, n, alpha_g.segment(m0, n) + s + (by * pi - bqi));
-      }
+      // Linear outputs i <= m < query_end not screened: before and after the screened blocks.
+      auto linear_pass = [&](Index from, Index to) {
+        for (Index m0 = from; m0 < to; m0 += kBlock) {
+          const Index n = std::min(kBlock, to - m0);
+          auto s = running.segment(m0, n);
+          const auto by = beta_y.segment(m0, n);
+          s = s.min(f_prev - (by * pr - bqr));
+          take(m0, n, alpha_g.segment(m0, n) + s + (by * pi - bqi));
+        }
+      };
+      linear_pass(i, std::min(query_end, linear_begin * kScreen));
+      linear_pass(std::max(i, linear_stop * kScreen), query_end);
       // Screened blocks: bounds first, then the block of the previous row's best output (a
       // good incumbent), then every block whose bound does not exclude it.
-      if (screened > 0) {
-        const Scalar step = m_beta * m_prob[i - 1], y_prev = m_y[i - 1];
-        for (Index b = 0; b < screened; ++b) {
-          Scalar& l = lb[std::size_t(b)];
-          l = std::min(l, f_prev + ag_min[std::size_t(b)]) + step * (y_prev - m_y[b * kScreen + kScreen - 1]);
-        }
-        const Index first = prev_best / kScreen;
-        if (first < screened) evaluate_block(first, i);
-        for (Index b = 0; b < screened; ++b) {
-          if (b == first) continue;
-          const Scalar l = lb[std::size_t(b)];
-          if (l - kMargin * (std::abs(l) + std::abs(best) + magnitude) > best) continue;
-          evaluate_block(b, i);
-        }
+      const Scalar step = m_beta * m_prob[i - 1], y_prev = m_y[i - 1];
+      for (Index b = 0; b < screened; ++b) {
+        Scalar& l = lb[std::size_t(b)];
+        l = std::min(l, f_prev + ag_min[std::size_t(b)]) + step * (y_prev - m_y[b * kScreen + kScreen - 1]);
       }
+      for (Index b = linear_begin; b < linear_end; ++b) {
+        Scalar& l = lb[std::size_t(b)];
+        l = std::min(l, f_prev + ag_min[std::size_t(b)]) + step * (m_y[b * kScreen] - y_prev);
+      }
+      auto screen = [&](Index b, bool split) {
+        const Scalar l = lb[std::size_t(b)];
+        if (l - kMargin * (std::abs(l) + std::abs(best) + magnitude) > best) return;
+        evaluate_block(b, i, split);
+      };
+      const Index first = prev_best / kScreen;
+      const bool first_split = first < screened, first_linear = first >= linear_begin && first < linear_end;
+      if (first_split || first_linear) evaluate_block(first, i, first_split);
+      for (Index b = 0; b < screened; ++b)
+        if (b != first) screen(b, true);
+      for (Index b = linear_begin; b < linear_end; ++b)
+        if (b != first) screen(b, false);
       F[std::size_t(i)] = best - c;
       best_of_row[std::size_t(i)] = best_m;
     }
@@ -599,6 +630,23 @@ class GenericBinCost {
   std::vector<Scalar> m_cache;
 };
 
+/// Largest warm-start window (number of cut positions) worth a restricted DP before the full
+/// DP: the restricted DP costs O(cuts^2) calls of model.cost(), the full DP about k^2/2 O(1)
+/// candidates for the prefix-sum models.
+template <typename Model>
+Index warm_window_limit(const Model& model) {
+  return model.size() / 4;
+}
+
+/// Absolute loss: model.cost() is a median search (O(log k), scalar), while the screened full
+/// DP evaluates only a small fraction of its candidates, so windows pay off only when much
+/// smaller (measured at k = 1,000 .. 40,000, eps = 0.1 .. 10: with k/4, eps = 6 spent 0.8 s of
+/// 0.84 s at k = 10,000 in windows of ~2,000 cuts; with k/32 the whole solve takes ~0.05 s).
+template <typename Scalar>
+Index warm_window_limit(const AbsoluteBinCost<Scalar>& model) {
+  return model.size() / 32;
+}
+
 /// Outcome of Dinkelbach's method on a cost model.
 template <typename Scalar>
 struct DinkelbachOutcome {
@@ -704,7 +752,7 @@ DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int ma
         for (Index t = std::max<Index>(1, out.ends[j] - spacing); t <= std::min<Index>(k - 1, out.ends[j] + spacing); ++t)
           if (t > window.back()) window.push_back(t);
       window.push_back(k);
-      if (Index(window.size()) > k / 4) break;  // no cheaper than the full DP
+      if (Index(window.size()) > warm_window_limit(model)) break;  // no cheaper than the full DP
       const std::vector<Index> before = out.ends;
       cuts = window;
       dinkelbach_iterate<Scalar>(model, s, restricted, out, warm_iterations, max_iterations);
