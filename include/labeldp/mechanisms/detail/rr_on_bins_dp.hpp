@@ -297,8 +297,15 @@ class AbsoluteBinCost {
   /// \f$F[i] = \min_m (\alpha g(y_m) + \beta C_m[i] + M_m) - c\f$ with the running minima
   /// \f$M_m = \min_{r<i} F[r] - \beta C_m[r]\f$, updated once F[i] is known. Every candidate
   /// (r, m) is an upper bound of F[r] + L([r,i)) and the best m of each r is its exact cost, so
-  /// this is the same DP: O(k) per row as two passes of vectorized array arithmetic over m
-  /// (no division, no search), O(k) memory.
+  /// this is the same DP: O(k) memory, at most O(i) per row as one fused pass of vectorized
+  /// array arithmetic over m (no division, no search). Most of that pass is skipped: blocks of
+  /// 64 outputs carry an O(1)-per-row lower bound on their values (the recurrence
+  /// \f$V_{i+1}[m] = \min(V_i[m], F[i] + \alpha g(y_m)) + \beta p_i |y_m - y_i|\f$, see the
+  /// body), are evaluated only when the bound does not exclude them from the row minimum, and
+  /// catch up the rows they skipped then. A bound is a proof, not a heuristic (unlike split-point
+  /// monotonicity, which fails here, see ALGORITHMS.md), so the DP stays exact; measured on the
+  /// wage-like prior of bench/bench_rr_on_bins.cpp (eps = 1), 0.5% of the (r, m) candidates
+  /// at k = 40,000 are evaluated and 2.7% folded in catch-ups (2% and 3.7% at k = 10,000).
   ///
   /// Only the best m of each row is stored; the bin start r of the rows on the optimal path is
   /// recovered afterwards as \f$\arg\min_{r<i} F[r] - \beta C_m[r]\f$ (O(k) per bin), so `arg` is
@@ -641,10 +648,26 @@ Index warm_window_limit(const Model& model) {
 /// Absolute loss: model.cost() is a median search (O(log k), scalar), while the screened full
 /// DP evaluates only a small fraction of its candidates, so windows pay off only when much
 /// smaller (measured at k = 1,000 .. 40,000, eps = 0.1 .. 10: with k/4, eps = 6 spent 0.8 s of
-/// 0.84 s at k = 10,000 in windows of ~2,000 cuts; with k/32 the whole solve takes ~0.05 s).
+/// 0.84 s at k = 10,000 in windows of ~2,000 cuts; with this limit the whole solve takes
+/// ~0.05 s). Windows of a few bins (about sqrt(k) cuts per bin) still run: they save a full DP.
 template <typename Scalar>
 Index warm_window_limit(const AbsoluteBinCost<Scalar>& model) {
-  return model.size() / 32;
+  const Index k = model.size();
+  return std::max(k / 32, Index(4 * std::sqrt(double(k))));
+}
+
+/// Smallest k for which dinkelbach() warm-starts on restricted cut sets before the full DP.
+template <typename Model>
+Index warm_start_size(const Model&) {
+  return 257;
+}
+
+/// Absolute loss: its full DP costs several times a squared-loss DP per candidate at small k
+/// (before screening pays off), so replacing two of the typical three cold-start DPs by
+/// restricted ones (O(k) median-cost bin costs each at these sizes) pays already at k ~ 100.
+template <typename Scalar>
+Index warm_start_size(const AbsoluteBinCost<Scalar>&) {
+  return 33;
 }
 
 /// Outcome of Dinkelbach's method on a cost model.
@@ -697,15 +720,14 @@ void dinkelbach_iterate(const Model& model, RROnBinsScale s, Solve&& solve, Dink
 /// ratio below lambda. Finitely many partitions, strictly decreasing ratios: the loop ends at
 /// the optimum.
 ///
-/// Warm start: for k > kWarmStart the same method first runs on the partitions whose cuts lie
+/// Warm start: for k >= warm_start_size(model) the same method first runs on the partitions whose cuts lie
 /// on a grid of about \f$2\sqrt{k}\f$ positions (O(k) bin costs per DP via model.cost()), then
 /// on the partitions whose cuts lie within one grid spacing of the cuts found, until they stop
-/// moving. That is usually the optimum already, and the single full DP then only confirms it
-/// (instead of 3-5 full DPs from a cold start). The answer does not depend on the start: only
-/// the number of full DPs does.
+/// moving (windows of at most warm_window_limit(model) cuts). That is usually the optimum
+/// already, and the single full DP then only confirms it (instead of 3-5 full DPs from a cold
+/// start). The answer does not depend on the start: only the number of full DPs does.
 template <typename Scalar, typename Model>
 DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int max_iterations = 100) {
-  constexpr Index kWarmStart = 256;
   const Index k = model.size();
   DinkelbachOutcome<Scalar> out;
   std::vector<Index> one{k}, singletons(static_cast<std::size_t>(k));
@@ -715,7 +737,7 @@ DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int ma
   out.ends = r1 <= rk ? one : singletons;
   out.ratio = std::min(r1, rk);
 
-  if (k > kWarmStart) {
+  if (k >= warm_start_size(model)) {
     // DP over partitions whose cuts are in `cuts` (sorted, first 0, last k), scalar costs.
     std::vector<Index> cuts;
     std::vector<Scalar> G;
