@@ -3,7 +3,8 @@
 // k = 100 .. 400, and privatization throughput (labels/s) with SecureRandom and SeededRandom.
 //
 // Targets (task): squared k = 10,000 under 0.5 s, k = 40,000 under 8 s; absolute within 2x of
-// squared; sampling >= 20 million labels/s per core with SecureRandom.
+// squared (BM_OptimalBins, same run; BM_OptimalBinsEps checks other eps and a mirrored prior);
+// sampling >= 20 million labels/s per core with SecureRandom.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -77,6 +78,40 @@ BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::AbsoluteLoss<double>)
     ->Arg(10000)->Arg(40000)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::PoissonLogLoss<double>)
     ->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// Squared vs absolute across eps at k = 10,000 (d grows with eps), on the wage-like prior and on
+// its mirror image (mass on the largest values, global median near the right end: most outputs
+// stay left of the bins, the absolute-loss DP's "linear" outputs). Arguments: eps * 10, mirrored.
+labeldp::FinitePrior<double> mirrored_prior(labeldp::Index k) {
+  const auto p = synthetic_prior(k);
+  std::vector<double> values, probs;
+  for (labeldp::Index j = k - 1; j >= 0; --j) {
+    values.push_back(5100.0 - p.value(j));
+    probs.push_back(p.probability(j));
+  }
+  return labeldp::FinitePrior<double>::from_probabilities(values, probs);
+}
+
+template <typename Loss>
+void BM_OptimalBinsEps(benchmark::State& state) {
+  const auto prior = state.range(1) ? mirrored_prior(10000) : synthetic_prior(10000);
+  const double eps = double(state.range(0)) / 10.0;
+  labeldp::Index d = 0;
+  int iterations = 0;
+  for (auto _ : state) {
+    const auto sol = labeldp::solve_rr_on_bins(prior, eps, Loss{});
+    iterations = sol.iterations;
+    d = sol.mechanism.num_outputs();
+    benchmark::DoNotOptimize(sol.expected_loss);
+  }
+  state.counters["eps"] = eps;
+  state.counters["d"] = double(d);
+  state.counters["dinkelbach_dps"] = iterations;
+}
+BENCHMARK_TEMPLATE(BM_OptimalBinsEps, labeldp::SquaredLoss<double>)
+    ->ArgsProduct({{1, 10, 30, 60, 100}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_OptimalBinsEps, labeldp::AbsoluteLoss<double>)
+    ->ArgsProduct({{1, 10, 30, 60, 100}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 // The same solver on the CPS wage prior at several eps (d grows with eps).
 void BM_OptimalBinsCps(benchmark::State& state) {
