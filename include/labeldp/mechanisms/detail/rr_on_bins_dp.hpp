@@ -781,13 +781,25 @@ DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int ma
     std::vector<Index> cuts;
     std::vector<Scalar> G;
     std::vector<std::size_t> back;
+    // The bin costs of a cut set are kept (up to kCachedCuts cuts, 0.5 MB) for the further
+    // Dinkelbach iterations on the same cuts, which differ only in c.
+    constexpr std::size_t kCachedCuts = 360;
+    std::vector<Index> cached_cuts;
+    std::vector<Scalar> cached_costs;
     auto restricted = [&](Scalar c, std::vector<Index>& ends) {
       G.assign(cuts.size(), Scalar(0));
       back.assign(cuts.size(), 0);
+      const bool cache = cuts.size() <= kCachedCuts;
+      if (cache && cached_cuts != cuts) {
+        cached_costs.resize(cuts.size() * (cuts.size() - 1) / 2);
+        for (std::size_t i = 1; i < cuts.size(); ++i)
+          for (std::size_t r = 0; r < i; ++r) cached_costs[i * (i - 1) / 2 + r] = model.cost(cuts[r], cuts[i]);
+        cached_cuts = cuts;
+      }
       for (std::size_t i = 1; i < cuts.size(); ++i) {
         Scalar best = std::numeric_limits<Scalar>::infinity();
         for (std::size_t r = 0; r < i; ++r) {
-          const Scalar cand = G[r] + model.cost(cuts[r], cuts[i]);
+          const Scalar cand = G[r] + (cache ? cached_costs[i * (i - 1) / 2 + r] : model.cost(cuts[r], cuts[i]));
           if (cand < best) {
             best = cand;
             back[i] = r;
