@@ -76,18 +76,10 @@ std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior,
 
 void run_bins(const BinsArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
-  if (a.loss != "squared" && a.loss != "absolute" && a.loss != "poisson")
-    throw InputError("'--loss' must be squared, absolute or poisson, got '" + a.loss + "'");
+  labeldp::cli::validate_loss_name(a.loss);
   const auto prior = labeldp::io::read_prior_csv(a.prior);
-  std::string text;
-  if (a.loss == "squared") {
-    text = render(a, prior, labeldp::SquaredLoss<double>{});
-  } else if (a.loss == "absolute") {
-    text = render(a, prior, labeldp::AbsoluteLoss<double>{});
-  } else {
-    check_poisson_labels(a.prior);
-    text = render(a, prior, labeldp::PoissonLogLoss<double>{});
-  }
+  if (a.loss == "poisson") check_poisson_labels(a.prior);
+  const std::string text = labeldp::cli::with_loss(a.loss, [&](const auto& loss) { return render(a, prior, loss); });
   std::cout << text;
 }
 
@@ -96,10 +88,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     "optimal RR-on-Bins mechanism for a known prior (Ghazi et al. 2023, Algorithms 1-2, exact)",
     [](CLI::App& app) {
       auto args = std::make_shared<BinsArgs>();
-      app.add_option("--prior", args->prior,
-                     "CSV with header value,prob or value,count; one row per distinct value, any order")
-          ->required();
-      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      labeldp::cli::add_prior_option(app, args->prior);
+      labeldp::cli::add_eps_option(app, args->eps);
       app.add_option("--loss", args->loss, "squared (default), absolute or poisson (labels >= 0)");
       app.add_flag("--json", args->json,
                    "print {\"mechanism\":\"rr-on-bins\",\"eps\",\"loss\",\"expected_loss\",\"inputs\",\"outputs\","

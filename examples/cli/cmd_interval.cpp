@@ -67,7 +67,7 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
                      "CSV with header lo,hi,mass: rows sorted and contiguous, lo < hi, mass finite >= 0, not all 0 "
                      "(normalized); density mass/(hi-lo) on [lo,hi)")
           ->required();
-      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      labeldp::cli::add_eps_option(app, args->eps);
       app.add_option("--zeta", args->zeta, "neighbourhood half-width zeta, finite and > 0")
           ->each([args](const std::string&) { args->zeta_given = true; });
       app.add_flag("--choose-zeta", args->choose_zeta,

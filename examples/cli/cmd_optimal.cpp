@@ -85,19 +85,12 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
 
 void run_optimal(const OptimalArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
-  if (a.loss != "squared" && a.loss != "absolute" && a.loss != "poisson")
-    throw InputError("'--loss' must be squared, absolute or poisson, got '" + a.loss + "'");
+  labeldp::cli::validate_loss_name(a.loss);
   const auto prior = labeldp::io::read_prior_csv(a.prior);
   const auto outputs = read_outputs(a.outputs);
-  std::string text;
-  if (a.loss == "squared") {
-    text = render(a, prior, outputs, labeldp::SquaredLoss<double>{});
-  } else if (a.loss == "absolute") {
-    text = render(a, prior, outputs, labeldp::AbsoluteLoss<double>{});
-  } else {
-    check_poisson_files(a);
-    text = render(a, prior, outputs, labeldp::PoissonLogLoss<double>{});
-  }
+  if (a.loss == "poisson") check_poisson_files(a);
+  const std::string text =
+      labeldp::cli::with_loss(a.loss, [&](const auto& loss) { return render(a, prior, outputs, loss); });
   std::cout << text;
 }
 
@@ -106,10 +99,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     "optimal eps-DP mechanism onto a finite output set (Ghazi et al. 2023, LP (2), column generation)",
     [](CLI::App& app) {
       auto args = std::make_shared<OptimalArgs>();
-      app.add_option("--prior", args->prior,
-                     "CSV with header value,prob or value,count; one row per distinct value, any order")
-          ->required();
-      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      labeldp::cli::add_prior_option(app, args->prior);
+      labeldp::cli::add_eps_option(app, args->eps);
       app.add_option("--outputs", args->outputs, "CSV with header output; one finite value per row (duplicates ignored)")
           ->required();
       app.add_option("--loss", args->loss, "squared (default), absolute or poisson (labels >= 0, outputs > 0)");

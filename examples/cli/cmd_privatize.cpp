@@ -222,10 +222,7 @@ void run_privatize(const Options& o, const Loss& loss) {
 }
 
 void run(const Options& o) {
-  if (o.loss == "squared") run_privatize(o, labeldp::SquaredLoss<double>{});
-  else if (o.loss == "absolute") run_privatize(o, labeldp::AbsoluteLoss<double>{});
-  else if (o.loss == "poisson") run_privatize(o, labeldp::PoissonLogLoss<double>{});
-  else throw InputError("'--loss' must be squared, absolute or poisson, got '" + o.loss + "'");
+  labeldp::cli::with_loss(o.loss, [&](const auto& loss) { run_privatize(o, loss); });
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{

@@ -69,10 +69,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     "optimal unbiased (or bias-bounded) randomizer for a known prior (Badanidiyuru et al. 2023, Alg. 1-2; exact)",
     [](CLI::App& app) {
       auto args = std::make_shared<UnbiasedArgs>();
-      app.add_option("--prior", args->prior,
-                     "CSV with header value,prob or value,count; one row per distinct value, any order")
-          ->required();
-      app.add_option("--eps", args->eps, "privacy budget eps, finite and > 0")->required();
+      labeldp::cli::add_prior_option(app, args->prior);
+      labeldp::cli::add_eps_option(app, args->eps);
       auto* grid = app.add_option("--grid", args->grid,
                                   "outputs restricted to the N-point FeasibleOutputSet grid (Alg. 2), N >= 2");
       auto* cont = app.add_flag("--continuous", args->continuous, "outputs anywhere on the real line (exact optimum)");

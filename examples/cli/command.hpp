@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "labeldp/core/loss.hpp"
+
 namespace labeldp::cli {
 
 /// Bad input found by a command: printed as "labeldp: error: <message>", exit status 2.
@@ -32,5 +34,31 @@ inline std::vector<Command>& command_registry() {
 struct CommandRegistration {
   explicit CommandRegistration(Command c) { command_registry().push_back(std::move(c)); }
 };
+
+/// Throws InputError unless `name` is a loss the program knows (the `--loss` values).
+inline void validate_loss_name(const std::string& name) {
+  if (name != "squared" && name != "absolute" && name != "poisson")
+    throw InputError("'--loss' must be squared, absolute or poisson, got '" + name + "'");
+}
+
+/// Calls `f` with the loss object named by `name` (see validate_loss_name()) and returns its result.
+template <typename F>
+decltype(auto) with_loss(const std::string& name, F&& f) {
+  validate_loss_name(name);
+  if (name == "squared") return f(SquaredLoss<double>{});
+  if (name == "absolute") return f(AbsoluteLoss<double>{});
+  return f(PoissonLogLoss<double>{});
+}
+
+/// The `--prior FILE` option shared by the commands that take a finite prior.
+inline void add_prior_option(CLI::App& app, std::string& path) {
+  app.add_option("--prior", path, "CSV with header value,prob or value,count; one row per distinct value, any order")
+      ->required();
+}
+
+/// The `--eps E` option shared by the mechanism commands (validated when the command runs).
+inline void add_eps_option(CLI::App& app, double& eps) {
+  app.add_option("--eps", eps, "privacy budget eps, finite and > 0")->required();
+}
 
 }  // namespace labeldp::cli
