@@ -21,11 +21,9 @@ using labeldp::PoissonLogLoss;
 using labeldp::SquaredLoss;
 using labeldp::optim::SolveStatus;
 
-namespace {
+using labeldp::test::close_relative;
 
-bool close_relative(double a, double b, double rel) {
-  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
-}
+namespace {
 
 FinitePrior<> random_prior(std::mt19937_64& rng, Index k, bool nonnegative_values) {
   std::uniform_real_distribution<double> u(0.0, 1.0);

@@ -19,11 +19,9 @@ using labeldp::optim::RevisedSimplex;
 using labeldp::optim::RowType;
 using labeldp::optim::SolveStatus;
 
-namespace {
+using labeldp::test::close_relative;
 
-bool close_relative(double a, double b, double rel) {
-  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
-}
+namespace {
 
 // A full LP with many columns: covering (>=) or mixed equality rows, A >= 0, c > 0.
 LinearProgram random_full_lp(std::mt19937_64& rng, Index m, Index n, bool equalities) {

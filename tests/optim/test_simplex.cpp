@@ -20,11 +20,9 @@ using labeldp::optim::SimplexOptions;
 using labeldp::optim::SimplexResult;
 using labeldp::optim::SolveStatus;
 
-namespace {
+using labeldp::test::close_relative;
 
-bool close_relative(double a, double b, double rel) {
-  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
-}
+namespace {
 
 // Checks the optimality conditions of an Optimal result: primal feasibility, dual feasibility
 // (reduced costs >= 0, row duals of the right sign), complementary slackness, strong duality,

@@ -6,6 +6,7 @@
 
 #include <glpk.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -17,6 +18,11 @@
 #include "labeldp/optim/simplex.hpp"
 
 namespace labeldp::test {
+
+/// |a - b| <= rel * max(1, |a|, |b|): the comparison of objectives used against the oracles.
+inline bool close_relative(double a, double b, double rel) {
+  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
+}
 
 /// GLPK's answer.
 struct GlpkResult {
