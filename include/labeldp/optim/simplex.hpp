@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -87,8 +89,11 @@ struct SimplexOptions {
   double pivot_tolerance = 1e-10;
   /// The solve stops with SolveStatus::IterationLimit after this many pivots.
   Index max_iterations = 1000000;
-  /// The basis is refactorized (fresh LU, eta file dropped, \f$x_B\f$ recomputed) after this
-  /// many basis changes.
+  /// Every this many basis changes the factorization is checked: \f$x_B\f$ and the duals are
+  /// recomputed from b and \f$c_B\f$ and their residuals \f$\|B x_B - b\|_\infty\f$,
+  /// \f$\|B^T y - c_B\|_\infty\f$ measured; the basis is refactorized (fresh LU and inverse)
+  /// when either exceeds 1e-11 relative, and in any case after kMaxUpdatesPerInterval times
+  /// this many changes.
   Index refactorization_interval = 100;
   /// After this many consecutive degenerate pivots the entering and leaving choices switch to
   /// Bland's rule (which cannot cycle) until a pivot makes progress. Bland's rule is slow on
@@ -146,6 +151,7 @@ class RevisedSimplex {
     m_column_norms.resize(m_lp.A.cols());
     for (Index j = 0; j < m_lp.A.cols(); ++j) m_column_norms[j] = std::max(m_lp.A.col(j).norm(), 1e-300);
     m_b_scale = std::max(1.0, m_lp.b.size() ? m_lp.b.cwiseAbs().maxCoeff() : 0.0);
+    m_max_abs_entry = std::max(1.0, m_lp.A.size() ? m_lp.A.cwiseAbs().maxCoeff() : 0.0);
   }
 
   /// Number of rows m.
@@ -159,6 +165,65 @@ class RevisedSimplex {
 
   /// Forgets the current basis: the next solve() starts from scratch.
   void reset() { m_warm = false; }
+
+  /// Computes \f$A^T y\f$ for all structural columns (`out` arrives sized num_columns()).
+  using TransposeProduct = std::function<void(const Eigen::VectorXd& y, Eigen::VectorXd& out)>;
+
+  /// Replaces the dense product \f$A^T y\f$ of pricing, made once per pivot over every
+  /// column, by a caller's structured one: O(m n) per pivot is most of the cost of a
+  /// column-generation master with many columns, while a caller who knows how the columns are
+  /// built can often compute it far faster (the unbiased-randomizer master: prefix sums per
+  /// distinct output, O(1) per column). The product must equal \f$A^T y\f$ up to roundoff for
+  /// the current columns, including those appended later by add_columns(). It only steers the
+  /// pivots: whenever it reports no improving column, pricing is repeated with the dense
+  /// product, and solve() ends Optimal only when that finds none either; `reduced_costs` in the
+  /// result are always computed densely. An empty function restores dense pricing.
+  void set_transpose_product(TransposeProduct product) { m_transpose_product = std::move(product); }
+
+  /// Starts the next solve() from a given basis of structural columns (a "crash" basis),
+  /// skipping phase 1: e.g. the 2k columns of Proposition 7's two-point mechanism for the
+  /// unbiased-randomizer master, whose weights are known to be non-negative. Phase 1 from the
+  /// all-artificial basis needs at least one pivot per row before phase 2 can start; a feasible
+  /// crash basis needs none.
+  ///
+  /// The basis is accepted only when it is numerically nonsingular and primal feasible
+  /// (\f$B^{-1} b \ge -\text{tol}\f$, the tolerance of the feasibility test of a warm start);
+  /// otherwise it is dropped and the next solve() starts from scratch, exactly as after reset().
+  /// \param columns m distinct structural column indices (in [0, num_columns())), one per row.
+  /// \return true when the basis was accepted.
+  /// \throws std::invalid_argument when `columns` does not have num_rows() entries, or an entry
+  ///         is out of range or repeated (the message names the entry and its value).
+  bool set_basis(const std::vector<Index>& columns) {
+    const Index m = num_rows();
+    if (Index(columns.size()) != m)
+      throw std::invalid_argument("set_basis: 'columns' has " + std::to_string(columns.size()) +
+                                  " entries, must equal the " + std::to_string(m) + " rows");
+    std::vector<std::uint8_t> used(std::size_t(num_columns()), 0);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const Index j = columns[i];
+      if (j < 0 || j >= num_columns())
+        throw std::invalid_argument("set_basis: 'columns' entry " + std::to_string(i) + " must be in [0, " +
+                                    std::to_string(num_columns()) + "), got " + std::to_string(j));
+      if (used[std::size_t(j)])
+        throw std::invalid_argument("set_basis: 'columns' entry " + std::to_string(i) +
+                                    " must not repeat an earlier entry, got " + std::to_string(j));
+      used[std::size_t(j)] = 1;
+    }
+    m_warm = false;
+    if (m == 0) return true;
+    const Index off = structural_offset();
+    m_basis.assign(std::size_t(m), -1);
+    m_position.assign(std::size_t(num_variables()), -1);
+    for (Index i = 0; i < m; ++i) {
+      m_basis[std::size_t(i)] = off + columns[std::size_t(i)];
+      m_position[std::size_t(off + columns[std::size_t(i)])] = i;
+    }
+    if (!refactor_and_recompute()) return false;
+    for (Index i = 0; i < m; ++i)
+      if (m_xb[i] < -kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) return false;
+    m_warm = true;
+    return true;
+  }
 
   /// Appends t columns (A_new: m x t, c_new: t). The current basis is kept: if the last solve()
   /// ended optimal, the next solve() continues phase 2 from it.
@@ -181,6 +246,7 @@ class RevisedSimplex {
     m_column_norms.conservativeResize(n0 + t);
     for (Index j = n0; j < n0 + t; ++j) m_column_norms[j] = std::max(m_lp.A.col(j).norm(), 1e-300);
     m_position.resize(std::size_t(num_variables()), -1);
+    m_max_abs_entry = std::max(m_max_abs_entry, A_new.cwiseAbs().maxCoeff());
   }
 
   /// Solves the LP: warm (phase 2 from the current basis) when the previous solve ended
@@ -193,12 +259,14 @@ class RevisedSimplex {
     if (m == 0) return solve_without_rows();
     bool warm = m_warm;
     m_warm = false;
-    if (warm && !refactor_and_recompute()) warm = false;
+    // A warm basis is still factorized (add_columns() changes no basic column, and the last
+    // solve() or set_basis() left x_B = B^{-1} b recomputed): refactorizing it again would cost
+    // an O(m^3) LU per column-generation round for nothing.
     if (warm) {
-      // Roundoff can leave the recomputed basic solution slightly infeasible; a clearly
-      // infeasible one means the basis is no longer usable.
+      // Roundoff can leave the basic solution slightly infeasible; a clearly infeasible one
+      // means the basis is no longer usable.
       for (Index i = 0; i < m; ++i)
-        if (m_xb[i] < -100 * m_options.primal_feasibility_tolerance * m_b_scale) warm = false;
+        if (m_xb[i] < -kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) warm = false;
     }
     result.warm_started = warm;
     if (!warm) {
@@ -317,20 +385,79 @@ class RevisedSimplex {
     for (Index i = 0; i < m; ++i) m_position[std::size_t(m_basis[std::size_t(i)])] = i;
   }
 
-  bool refactor_and_recompute() {
+  // The basis matrix (column i = internal column m_basis[i]).
+  void assemble_basis(Eigen::MatrixXd& B) const {
     const Index m = num_rows();
-    if (Index(m_basis.size()) != m) return false;
-    Eigen::MatrixXd B(m, m);
+    B.resize(m, m);
     Eigen::VectorXd col;
     for (Index i = 0; i < m; ++i) {
       load_column(m_basis[std::size_t(i)], col);
       B.col(i) = col;
     }
+  }
+
+  // Solves B x = rhs (transposed: B^T x = rhs) with the factorization and two steps of
+  // iterative refinement, O(m^2) each. The explicit inverse after many product-form updates
+  // is accurate to about 1e-12; refinement brings the residual to roundoff, which callers of
+  // the solution need (the mechanisms built from x renormalize rows and are audited exactly).
+  // Returns the final residual's infinity norm.
+  double refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const {
+    x = rhs;
+    if (transposed) m_factor.btran(x);
+    else m_factor.ftran(x);
+    Eigen::VectorXd r(rhs.size());
+    double norm = 0;
+    for (int step = 0; step <= 2; ++step) {
+      if (transposed) r.noalias() = rhs - B.transpose() * x;
+      else r.noalias() = rhs - B * x;
+      norm = r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
+      if (step == 2 || !(norm > 0) || !std::isfinite(norm)) break;
+      if (transposed) m_factor.btran(r);
+      else m_factor.ftran(r);
+      x += r;
+    }
+    return norm;
+  }
+
+  // Recomputes x_B from b and the duals from c_B with the current factorization, and
+  // refactorizes only when a residual (after refinement) exceeds kResidualTolerance relative,
+  // or when the updates reach kMaxUpdatesPerInterval refactorization intervals: O(m^2) instead
+  // of O(m^3) for a refactorization.
+  bool check_or_refactor() {
+    const Index m = num_rows();
+    if (m_factor.num_updates() >= kMaxUpdatesPerInterval * m_options.refactorization_interval)
+      return refactor_and_recompute();
+    Eigen::MatrixXd B;
+    assemble_basis(B);
+    Eigen::VectorXd xb, y, cb(m);
+    for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
+    const double primal_residual = refined_solve(B, m_lp.b, false, xb);
+    const double dual_residual = refined_solve(B, cb, true, y);
+    const double a_scale = std::max(1.0, m_max_abs_entry);
+    const double x_scale = std::max(1.0, m ? xb.cwiseAbs().maxCoeff() : 0.0);
+    const double y_scale = std::max(1.0, m ? y.cwiseAbs().maxCoeff() : 0.0);
+    const double c_scale = std::max(1.0, m ? cb.cwiseAbs().maxCoeff() : 0.0);
+    if (xb.allFinite() && y.allFinite() &&
+        primal_residual <= kResidualTolerance * std::max(m_b_scale, a_scale * x_scale) &&
+        dual_residual <= kResidualTolerance * std::max(c_scale, a_scale * y_scale)) {
+      m_xb = std::move(xb);
+      m_checked_at = m_factor.num_updates();
+      return true;
+    }
+    return refactor_and_recompute();
+  }
+
+  bool refactor_and_recompute() {
+    const Index m = num_rows();
+    if (Index(m_basis.size()) != m) return false;
+    Eigen::MatrixXd B;
+    assemble_basis(B);
+    m_checked_at = 0;
     if (!m_factor.refactor(B, kSingularTolerance)) return false;
-    m_xb = m_lp.b;
-    m_factor.ftran(m_xb);
+    refined_solve(B, m_lp.b, false, m_xb);
     return m_xb.allFinite();
   }
+
 
   // Simplex iterations of one phase from the current (primal feasible) basis.
   SolveStatus iterate(int phase, Index& iterations) {
@@ -342,29 +469,42 @@ class RevisedSimplex {
     Eigen::VectorXd y(m), w(m), d_struct;
     Index degenerate_run = 0;
     bool bland = false;
+    bool confirm_dense = false;
+    // The duals are computed by a BTRAN after every (re)factorization check and otherwise
+    // updated in O(m) after each pivot: y += (d_q / w_r) * (row r of the old B^{-1}).
+    bool duals_valid = false;
+    Eigen::VectorXd rho(m);
     for (;;) {
-      if (m_factor.num_updates() >= m_options.refactorization_interval) {
-        if (!refactor_and_recompute()) return SolveStatus::NumericalIssue;
+      if (m_factor.num_updates() >= m_checked_at + m_options.refactorization_interval) {
+        if (!check_or_refactor()) return SolveStatus::NumericalIssue;
+        duals_valid = false;
       }
-      // Duals: B^T y = c_B.
-      for (Index i = 0; i < m; ++i) y[i] = cost(m_basis[std::size_t(i)], phase);
-      m_factor.btran(y);
+      if (!duals_valid || confirm_dense) {
+        // Duals: B^T y = c_B.
+        for (Index i = 0; i < m; ++i) y[i] = cost(m_basis[std::size_t(i)], phase);
+        m_factor.btran(y);
+        duals_valid = true;
+      }
       if (!y.allFinite()) return SolveStatus::NumericalIssue;
 
       // Pricing: the most negative reduced cost per unit column norm (Dantzig, scaled), or
       // the lowest-index improving column under Bland's rule.
       Index entering = -1;
-      double best = 0;
+      double best = 0, entering_d = 0;
       auto consider = [&](Index v, double d, double norm) {
         if (d >= -dual_tol) return;
         if (bland) {
-          if (entering < 0 || v < entering) entering = v;
+          if (entering < 0 || v < entering) {
+            entering = v;
+            entering_d = d;
+          }
           return;
         }
         const double score = d / norm;
         if (score < best) {
           best = score;
           entering = v;
+          entering_d = d;
         }
       };
       if (phase == 1) {
@@ -376,8 +516,18 @@ class RevisedSimplex {
         const std::size_t s = std::size_t(v - m);
         consider(v, -m_slack_sign[s] * y[m_slack_row[s]], 1.0);
       }
+      // A structured product (set_transpose_product()) prices the columns; its "optimal" is
+      // confirmed with the dense product, so that it can steer the path but never the result.
+      const bool dense = !m_transpose_product || confirm_dense;
+      confirm_dense = false;
       if (num_columns() > 0) {
-        d_struct.noalias() = m_lp.A.transpose() * y;
+        if (dense) {
+          d_struct.noalias() = m_lp.A.transpose() * y;
+        } else {
+          d_struct.resize(num_columns());
+          m_transpose_product(y, d_struct);
+          if (d_struct.size() != num_columns()) return SolveStatus::NumericalIssue;
+        }
         for (Index j = 0; j < num_columns(); ++j) {
           const Index v = off + j;
           if (m_position[std::size_t(v)] >= 0) continue;
@@ -385,7 +535,11 @@ class RevisedSimplex {
           consider(v, d, m_column_norms[j]);
         }
       }
-      if (entering < 0) return SolveStatus::Optimal;
+      if (entering < 0) {
+        if (dense) return SolveStatus::Optimal;
+        confirm_dense = true;
+        continue;
+      }
       if (iterations >= m_options.max_iterations) return SolveStatus::IterationLimit;
 
       load_column(entering, w);
@@ -446,6 +600,8 @@ class RevisedSimplex {
       m_position[std::size_t(old)] = -1;
       m_basis[std::size_t(leave)] = entering;
       m_position[std::size_t(entering)] = leave;
+      rho = m_factor.inverse_row(leave).transpose();
+      y.noalias() += (entering_d / w[leave]) * rho;
       m_factor.update(leave, w);
       ++iterations;
 
@@ -505,7 +661,9 @@ class RevisedSimplex {
 
   SimplexResult finish(SolveStatus status, SimplexResult& result) {
     const Index m = num_rows(), n = num_columns(), off = structural_offset();
-    if (status == SolveStatus::Optimal && !refactor_and_recompute()) status = SolveStatus::NumericalIssue;
+    // x_B is recomputed from b (dropping the drift of the pivots' updates), with a fresh
+    // factorization only when the residuals ask for one (check_or_refactor()).
+    if (status == SolveStatus::Optimal && !check_or_refactor()) status = SolveStatus::NumericalIssue;
     result.status = status;
     result.x = Eigen::VectorXd::Zero(n);
     result.duals = Eigen::VectorXd::Zero(m);
@@ -514,10 +672,11 @@ class RevisedSimplex {
         const Index v = m_basis[std::size_t(i)];
         if (v >= off) result.x[v - off] = std::max(m_xb[i], 0.0);
       }
-      Eigen::VectorXd y(m);
-      for (Index i = 0; i < m; ++i) y[i] = cost(m_basis[std::size_t(i)], 2);
-      m_factor.btran(y);
-      result.duals = y;
+      Eigen::VectorXd cb(m);
+      for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
+      Eigen::MatrixXd B;
+      assemble_basis(B);
+      refined_solve(B, cb, true, result.duals);
     }
     result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
     result.objective = m_lp.c.dot(result.x);
@@ -525,6 +684,12 @@ class RevisedSimplex {
   }
 
   static constexpr double kSingularTolerance = 1e-13;
+  // A warm or given basis is rejected when some x_B is below -this * the feasibility tolerance.
+  static constexpr double kWarmInfeasibility = 100;
+  // Relative residual above which check_or_refactor() refactorizes.
+  static constexpr double kResidualTolerance = 1e-11;
+  // Hard limit on updates between refactorizations, in refactorization intervals.
+  static constexpr Index kMaxUpdatesPerInterval = 5;
 
   LinearProgram m_lp;
   SimplexOptions m_options;
@@ -538,6 +703,9 @@ class RevisedSimplex {
   Eigen::VectorXd m_xb;           // values of the basic variables
   detail::BasisFactorization m_factor;
   bool m_warm = false;
+  Index m_checked_at = 0;        // m_factor.num_updates() at the last passed residual check
+  double m_max_abs_entry = 0;    // max |A_ij| (1 for slack and artificial columns)
+  TransposeProduct m_transpose_product;
 };
 
 }  // namespace labeldp::optim
