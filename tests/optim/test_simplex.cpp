@@ -3,6 +3,7 @@
 // Klee-Minty problems.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -195,7 +196,7 @@ TEST_CASE("simplex: agrees with GLPK on 1,500 random LPs of varied shape and sig
   REQUIRE(counts[SolveStatus::Unbounded] >= 100);
 }
 
-TEST_CASE("simplex: larger random LPs (refactorization, many eta updates) agree with GLPK", "[simplex][glpk]") {
+TEST_CASE("simplex: larger random LPs (refactorization, many basis updates) agree with GLPK", "[simplex][glpk]") {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> pos(0.0, 1.0), u(-1.0, 1.0);
   for (const auto& [m, n] : std::vector<std::pair<Index, Index>>{{60, 200}, {150, 120}, {200, 600}}) {
@@ -345,7 +346,7 @@ TEST_CASE("simplex: the basis factorization detects a singular basis", "[simplex
   REQUIRE(f.refactor(Eigen::Matrix2d{{1, 2}, {3, 4}}, 1e-13));
   REQUIRE_FALSE(f.refactor(Eigen::Matrix2d{{1, 2}, {2, 4}}, 1e-13));
   REQUIRE_FALSE(f.refactor(Eigen::Matrix2d{{1, 1}, {1, 1 + 1e-15}}, 1e-13));
-  // FTRAN / BTRAN through eta updates equal dense solves with the updated basis.
+  // FTRAN / BTRAN through a basis update equal dense solves with the updated basis.
   Eigen::Matrix3d B{{2, 1, 0}, {1, 3, 1}, {0, 1, 4}};
   REQUIRE(f.refactor(B, 1e-13));
   const Eigen::Vector3d a(1, -2, 5);
@@ -360,6 +361,214 @@ TEST_CASE("simplex: the basis factorization detects a singular basis", "[simplex
   Eigen::VectorXd y = v;
   f.btran(y);
   REQUIRE((B.transpose() * y - v).norm() < 1e-12);
+}
+
+TEST_CASE("simplex: 200 rank-one updates of the explicit inverse track dense solves", "[simplex]") {
+  // Oracle: a fresh dense LU of the current basis after every update; the explicit inverse is
+  // never refactorized here, so its drift is what is measured.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::uniform_int_distribution<Index> pick(0, 29);
+  const Index m = 30;
+  Eigen::MatrixXd B = Eigen::MatrixXd::NullaryExpr(m, m, [&]() { return u(rng); }) + 4 * Eigen::MatrixXd::Identity(m, m);
+  labeldp::optim::detail::BasisFactorization f;
+  REQUIRE(f.refactor(B, 1e-13));
+  int updates = 0;
+  for (int t = 0; t < 200; ++t) {
+    const Eigen::VectorXd a = Eigen::VectorXd::NullaryExpr(m, [&]() { return u(rng); });
+    Eigen::VectorXd w = a;
+    f.ftran(w);
+    // Pivot on the largest |w_r| among a few random rows, as a ratio test with a pivot
+    // tolerance would: tiny pivots are refused there, so they are refused here.
+    Index r = pick(rng);
+    for (int tries = 0; tries < 5; ++tries) {
+      const Index c = pick(rng);
+      if (std::abs(w[c]) > std::abs(w[r])) r = c;
+    }
+    if (std::abs(w[r]) < 0.1) continue;
+    f.update(r, w);
+    ++updates;
+    B.col(r) = a;
+    const Eigen::VectorXd v = Eigen::VectorXd::NullaryExpr(m, [&]() { return u(rng); });
+    Eigen::VectorXd x = v, y = v;
+    f.ftran(x);
+    f.btran(y);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(B);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lut(B.transpose());
+    INFO("update " << updates);
+    REQUIRE((x - lu.solve(v)).cwiseAbs().maxCoeff() < 1e-8);
+    REQUIRE((y - lut.solve(v)).cwiseAbs().maxCoeff() < 1e-8);
+    const Eigen::VectorXd rho = lut.solve(Eigen::VectorXd::Unit(m, r));
+    REQUIRE((f.inverse_row(r).transpose() - rho).cwiseAbs().maxCoeff() < 1e-8);
+  }
+  REQUIRE(f.num_updates() == updates);
+  REQUIRE(updates > 100);
+}
+
+namespace {
+
+// An equality-form LP with a known primal feasible basis: A random (m x n), the columns in
+// `basis` get weights x_B drawn from [0.1, 1] (or with one negative entry when `feasible` is
+// false) and b = B x_B. Costs are random, so the LP may be bounded or unbounded.
+LinearProgram lp_with_basis(std::mt19937_64& rng, Index m, Index n, bool feasible, std::vector<Index>& basis) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.1, 1.0);
+  LinearProgram lp;
+  lp.A = Eigen::MatrixXd::NullaryExpr(m, n, [&]() { return u(rng); });
+  std::vector<Index> all(static_cast<std::size_t>(n));
+  for (Index j = 0; j < n; ++j) all[std::size_t(j)] = j;
+  std::shuffle(all.begin(), all.end(), rng);
+  basis.assign(all.begin(), all.begin() + m);
+  Eigen::VectorXd xb = Eigen::VectorXd::NullaryExpr(m, [&]() { return pos(rng); });
+  if (!feasible) xb[m / 2] = -0.5;
+  lp.b = Eigen::VectorXd::Zero(m);
+  for (Index i = 0; i < m; ++i) lp.b += xb[i] * lp.A.col(basis[std::size_t(i)]);
+  lp.row_types.assign(std::size_t(m), RowType::Equal);
+  lp.c = Eigen::VectorXd::NullaryExpr(n, [&]() { return 0.2 + pos(rng); });
+  return lp;
+}
+
+}  // namespace
+
+TEST_CASE("simplex: a feasible starting basis skips phase 1 and reaches GLPK's optimum", "[simplex][glpk]") {
+  std::mt19937_64 rng(2026);
+  int warm = 0;
+  for (int t = 0; t < 200; ++t) {
+    std::uniform_int_distribution<Index> dim_m(1, 20);
+    const Index m = dim_m(rng);
+    const Index n = m + std::uniform_int_distribution<Index>(0, 30)(rng);
+    std::vector<Index> basis;
+    const LinearProgram lp = lp_with_basis(rng, m, n, true, basis);
+    INFO("LP #" << t << " (" << m << " x " << n << ")");
+    RevisedSimplex simplex(lp);
+    REQUIRE(simplex.set_basis(basis));
+    const SimplexResult r = simplex.solve();
+    // Phase 2 straight from the given basis (no phase 1).
+    REQUIRE(r.warm_started);
+    ++warm;
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    REQUIRE(r.status == g.status);
+    if (r.status == SolveStatus::Optimal) {
+      REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+      check_optimality_conditions(lp, r, 1e-9);
+    }
+  }
+  REQUIRE(warm == 200);
+}
+
+TEST_CASE("simplex: an already optimal starting basis needs no pivot", "[simplex]") {
+  std::mt19937_64 rng(31);
+  std::vector<Index> basis;
+  LinearProgram lp = lp_with_basis(rng, 12, 30, true, basis);
+  // Make the basis optimal: zero cost on it, positive elsewhere.
+  for (Index j : basis) lp.c[j] = 0;
+  RevisedSimplex simplex(lp);
+  REQUIRE(simplex.set_basis(basis));
+  const SimplexResult r = simplex.solve();
+  REQUIRE(r.status == SolveStatus::Optimal);
+  REQUIRE(r.iterations == 0);
+  REQUIRE(r.objective == Approx(0).margin(1e-12));
+  RevisedSimplex cold(lp);
+  const SimplexResult c = cold.solve();
+  REQUIRE(c.iterations >= 12);  // phase 1 from the artificial basis: one pivot per row at least
+}
+
+TEST_CASE("simplex: an infeasible or singular starting basis is refused and the solve starts cold", "[simplex][glpk]") {
+  std::mt19937_64 rng(77);
+  for (int t = 0; t < 50; ++t) {
+    const Index m = 3 + t % 10, n = m + 10;
+    std::vector<Index> basis;
+    LinearProgram lp = lp_with_basis(rng, m, n, false, basis);
+    INFO("LP #" << t);
+    RevisedSimplex simplex(lp);
+    // The basis's weights solve B x = b uniquely, and one is -0.5: refused.
+    REQUIRE_FALSE(simplex.set_basis(basis));
+    SimplexResult r = simplex.solve();
+    REQUIRE_FALSE(r.warm_started);
+    auto g = labeldp::test::solve_with_glpk(lp);
+    REQUIRE(r.status == g.status);
+    if (r.status == SolveStatus::Optimal) REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+
+    // A singular basis: two copies of one column.
+    LinearProgram twin = lp;
+    twin.A.col(basis[1]) = twin.A.col(basis[0]);
+    RevisedSimplex singular(twin);
+    REQUIRE_FALSE(singular.set_basis(basis));
+    r = singular.solve();
+    REQUIRE_FALSE(r.warm_started);
+    g = labeldp::test::solve_with_glpk(twin);
+    REQUIRE(r.status == g.status);
+    if (r.status == SolveStatus::Optimal) REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+  }
+}
+
+TEST_CASE("simplex: a refused basis after an optimal solve does not leave a stale warm start", "[simplex]") {
+  std::mt19937_64 rng(5);
+  std::vector<Index> good, bad;
+  const LinearProgram lp = lp_with_basis(rng, 6, 15, true, good);
+  RevisedSimplex simplex(lp);
+  REQUIRE(simplex.solve().status == SolveStatus::Optimal);
+  // Columns 0..5 of this LP are unlikely to form a feasible basis; whether or not they do,
+  // the next solve must start from them (accepted) or from scratch (refused), never from the
+  // previous optimum.
+  for (Index j = 0; j < 6; ++j) bad.push_back(j);
+  const bool accepted = simplex.set_basis(bad);
+  const SimplexResult r = simplex.solve();
+  REQUIRE(r.warm_started == accepted);
+  REQUIRE(r.status == SolveStatus::Optimal);
+  REQUIRE(close_relative(r.objective, labeldp::test::solve_with_glpk(lp).objective, 1e-9));
+}
+
+namespace {
+// A structured product that is exact on the first `exact` columns and "hides" the others
+// (reports a value making their reduced cost +1e6): the simplex must still end at the true
+// optimum, because an "optimal" from the product is confirmed with the dense one.
+RevisedSimplex::TransposeProduct hiding_product(const RevisedSimplex& s, Index exact) {
+  return [&s, exact](const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+    const LinearProgram& lp = s.problem();
+    for (Index j = 0; j < lp.A.cols(); ++j) out[j] = j < exact ? lp.A.col(j).dot(y) : lp.c[j] - 1e6;
+  };
+}
+}  // namespace
+
+TEST_CASE("simplex: a structured pricing product steers pivots but never the result", "[simplex][glpk]") {
+  std::mt19937_64 rng(404);
+  int optimal = 0;
+  for (int t = 0; t < 300; ++t) {
+    const int family = t % 5;
+    const LinearProgram lp = random_lp(rng, family);
+    INFO("LP #" << t << " (family " << family << ")");
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    for (const Index exact : {lp.A.cols(), lp.A.cols() / 2, Index(0)}) {
+      RevisedSimplex simplex(lp);
+      simplex.set_transpose_product(hiding_product(simplex, exact));
+      const SimplexResult r = simplex.solve();
+      INFO("exact columns " << exact << ": " << to_string(r.status) << " " << r.objective << ", GLPK "
+                            << to_string(g.status) << " " << g.objective);
+      REQUIRE(r.status == g.status);
+      if (r.status == SolveStatus::Optimal) {
+        REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+        check_optimality_conditions(lp, r, 1e-9);
+        if (exact == lp.A.cols()) ++optimal;
+      }
+    }
+  }
+  REQUIRE(optimal >= 100);
+}
+
+TEST_CASE("simplex: an exact structured product gives the dense solve's pivots", "[simplex]") {
+  // Same entering choices up to roundoff: the product below is A^T y computed row by row.
+  std::mt19937_64 rng(9);
+  for (int t = 0; t < 50; ++t) {
+    const LinearProgram lp = random_lp(rng, 2);
+    RevisedSimplex dense(lp), structured(lp);
+    structured.set_transpose_product([&lp](const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+      out.setZero();
+      for (Index i = 0; i < lp.A.rows(); ++i) out += y[i] * lp.A.row(i).transpose();
+    });
+    const SimplexResult a = dense.solve(), b = structured.solve();
+    REQUIRE(a.status == b.status);
+    if (a.status == SolveStatus::Optimal) REQUIRE(close_relative(a.objective, b.objective, 1e-9));
+  }
 }
 
 TEST_CASE("simplex: status names", "[simplex]") {
@@ -553,4 +762,28 @@ TEST_CASE("simplex rejects: NaN in added columns", "[simplex][validation]") {
   A(1, 0) = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_AS(s.add_columns(A, Eigen::VectorXd::Ones(1)), std::invalid_argument);
   REQUIRE_THROWS_WITH(s.add_columns(A, Eigen::VectorXd::Ones(1)), Catch::Contains("'A_new' entry (1, 0) must be finite, got nan"));
+}
+
+TEST_CASE("simplex rejects: a starting basis of the wrong size", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  REQUIRE_THROWS_AS(s.set_basis({0}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.set_basis({0}), Catch::Contains("'columns' has 1 entries, must equal the 2 rows"));
+}
+
+TEST_CASE("simplex rejects: a negative starting basis column", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  REQUIRE_THROWS_AS(s.set_basis({0, -1}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.set_basis({0, -1}), Catch::Contains("'columns' entry 1 must be in [0, 2), got -1"));
+}
+
+TEST_CASE("simplex rejects: a starting basis column past the last column", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  REQUIRE_THROWS_AS(s.set_basis({2, 0}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.set_basis({2, 0}), Catch::Contains("'columns' entry 0 must be in [0, 2), got 2"));
+}
+
+TEST_CASE("simplex rejects: a repeated starting basis column", "[simplex][validation]") {
+  RevisedSimplex s(good_lp());
+  REQUIRE_THROWS_AS(s.set_basis({1, 1}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.set_basis({1, 1}), Catch::Contains("'columns' entry 1 must not repeat an earlier entry, got 1"));
 }
