@@ -407,11 +407,13 @@ class RevisedSimplex {
     else m_factor.ftran(x);
     Eigen::VectorXd r(rhs.size());
     double norm = 0;
+    // Refinement stops once the residual is at the roundoff of forming it.
+    const double floor = 1e-15 * std::max(1.0, rhs.size() ? rhs.cwiseAbs().maxCoeff() : 0.0);
     for (int step = 0; step <= 2; ++step) {
       if (transposed) r.noalias() = rhs - B.transpose() * x;
       else r.noalias() = rhs - B * x;
       norm = r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
-      if (step == 2 || !(norm > 0) || !std::isfinite(norm)) break;
+      if (step == 2 || !(norm > floor) || !std::isfinite(norm)) break;
       if (transposed) m_factor.btran(r);
       else m_factor.ftran(r);
       x += r;
@@ -441,6 +443,7 @@ class RevisedSimplex {
         primal_residual <= kResidualTolerance * std::max(m_b_scale, a_scale * x_scale) &&
         dual_residual <= kResidualTolerance * std::max(c_scale, a_scale * y_scale)) {
       m_xb = std::move(xb);
+      m_checked_duals = std::move(y);
       m_checked_at = m_factor.num_updates();
       return true;
     }
@@ -453,6 +456,7 @@ class RevisedSimplex {
     Eigen::MatrixXd B;
     assemble_basis(B);
     m_checked_at = 0;
+    m_checked_duals.resize(0);
     if (!m_factor.refactor(B, kSingularTolerance)) return false;
     refined_solve(B, m_lp.b, false, m_xb);
     return m_xb.allFinite();
@@ -672,11 +676,15 @@ class RevisedSimplex {
         const Index v = m_basis[std::size_t(i)];
         if (v >= off) result.x[v - off] = std::max(m_xb[i], 0.0);
       }
-      Eigen::VectorXd cb(m);
-      for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
-      Eigen::MatrixXd B;
-      assemble_basis(B);
-      refined_solve(B, cb, true, result.duals);
+      if (status == SolveStatus::Optimal && m_checked_duals.size() == m && m_checked_at == m_factor.num_updates()) {
+        result.duals = m_checked_duals;  // refined by the check that just passed
+      } else {
+        Eigen::VectorXd cb(m);
+        for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
+        Eigen::MatrixXd B;
+        assemble_basis(B);
+        refined_solve(B, cb, true, result.duals);
+      }
     }
     result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
     result.objective = m_lp.c.dot(result.x);
@@ -704,6 +712,7 @@ class RevisedSimplex {
   detail::BasisFactorization m_factor;
   bool m_warm = false;
   Index m_checked_at = 0;        // m_factor.num_updates() at the last passed residual check
+  Eigen::VectorXd m_checked_duals;  // phase-2 duals refined by that check (empty after a refactor)
   double m_max_abs_entry = 0;    // max |A_ij| (1 for slack and artificial columns)
   TransposeProduct m_transpose_product;
 };
