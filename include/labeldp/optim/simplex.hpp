@@ -92,8 +92,7 @@ struct SimplexOptions {
   /// Every this many basis changes the factorization is checked: \f$x_B\f$ and the duals are
   /// recomputed from b and \f$c_B\f$ and their residuals \f$\|B x_B - b\|_\infty\f$,
   /// \f$\|B^T y - c_B\|_\infty\f$ measured; the basis is refactorized (fresh LU and inverse)
-  /// when either exceeds 1e-11 relative, and in any case after kMaxUpdatesPerInterval times
-  /// this many changes.
+  /// when either exceeds 1e-11 relative, and in any case after 5 times this many changes.
   Index refactorization_interval = 100;
   /// After this many consecutive degenerate pivots the entering and leaving choices switch to
   /// Bland's rule (which cannot cycle) until a pivot makes progress. Bland's rule is slow on
@@ -109,19 +108,22 @@ struct SimplexResult {
   Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n)
   double objective = std::numeric_limits<double>::quiet_NaN();  ///< \f$c^T x\f$
   Index iterations = 0;           ///< pivots made by this solve (both phases)
-  bool warm_started = false;      ///< true when phase 2 continued from the previous basis
+  bool warm_started = false;      ///< true when phase 2 continued from the previous basis or from set_basis()
 };
 
 /// Revised simplex method (two phases, Dantzig pricing scaled by column norms, Harris two-pass
-/// ratio test, Bland's rule after a run of degenerate pivots so that no cycle can persist) on a
-/// dense LU of the basis with product-form updates and periodic refactorization.
+/// ratio test, Bland's rule after a run of degenerate pivots so that no cycle can persist) on an
+/// explicit dense inverse of the basis with product-form (rank-one) updates, duals updated in
+/// O(m) per pivot, and residual-checked refactorization from an LU with iterative refinement.
 ///
 /// Every row gets an internal slack (inequality rows) and an artificial variable; phase 1
 /// minimizes the sum of the artificials from the slack/artificial basis, phase 2 minimizes
 /// \f$c^T x\f$ with the artificials kept at zero (a basic artificial blocks any step that would
 /// move it, and artificials never enter). add_columns() keeps the basis: the new columns are
 /// nonbasic at zero, so the basis stays primal feasible and the next solve() continues phase 2
-/// from it (a warm start, which is what column generation needs).
+/// from it (a warm start, which is what column generation needs). set_basis() starts phase 2
+/// from a caller's feasible basis instead (a crash basis), and set_transpose_product() lets a
+/// caller who knows the columns' structure price them faster than the dense \f$A^T y\f$.
 ///
 /// \code{.cpp}
 /// labeldp::optim::RevisedSimplex simplex(lp);
@@ -175,9 +177,11 @@ class RevisedSimplex {
   /// built can often compute it far faster (the unbiased-randomizer master: prefix sums per
   /// distinct output, O(1) per column). The product must equal \f$A^T y\f$ up to roundoff for
   /// the current columns, including those appended later by add_columns(). It only steers the
-  /// pivots: whenever it reports no improving column, pricing is repeated with the dense
-  /// product, and solve() ends Optimal only when that finds none either; `reduced_costs` in the
-  /// result are always computed densely. An empty function restores dense pricing.
+  /// pivots: the entering column's reduced cost is recomputed exactly and a column that does
+  /// not truly improve is not taken; whenever the product reports no improving column, pricing
+  /// is repeated with the dense product, and solve() ends Optimal only when that finds none
+  /// either; `reduced_costs` in the result are always computed densely. So a wrong product
+  /// costs time, never a wrong answer. An empty function restores dense pricing.
   void set_transpose_product(TransposeProduct product) { m_transpose_product = std::move(product); }
 
   /// Starts the next solve() from a given basis of structural columns (a "crash" basis),
@@ -547,6 +551,15 @@ class RevisedSimplex {
       if (iterations >= m_options.max_iterations) return SolveStatus::IterationLimit;
 
       load_column(entering, w);
+      // The entering column's reduced cost recomputed exactly (O(m)): it drives the dual
+      // update, and a structured product's choice that does not truly improve is priced again
+      // with the dense product, so that every pivot is one the dense rule could have made.
+      const double d_exact = cost(entering, phase) - w.dot(y);
+      if (!dense && !(d_exact < -dual_tol)) {
+        confirm_dense = true;
+        continue;
+      }
+      entering_d = d_exact;
       m_factor.ftran(w);
       if (!w.allFinite()) return SolveStatus::NumericalIssue;
 
