@@ -46,6 +46,7 @@
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
 #include "labeldp/mechanisms/detail/unbiased_lp.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
 #include "labeldp/optim/simplex.hpp"
@@ -210,6 +211,22 @@ class UnbiasedRandomizedRounding {
   Vector<Scalar> m_points;
 };
 
+/// Algorithm of optimal_unbiased_continuous().
+enum class ContinuousMethod {
+  /// InteriorPoint when it applies (no bias bound, outputs on the whole real line), falling
+  /// back to ColumnGeneration if it does not certify its answer; ColumnGeneration otherwise.
+  Automatic,
+  /// Primal-dual interior-point method over all \f$k(k+1)/2\f$ interval patterns with free
+  /// outputs (Claim 11), then crossover and Newton polish (detail/unbiased_barrier.hpp);
+  /// O(k^2) work plus one Cholesky factorization of order 2k per iteration. Applies to
+  /// max_bias = 0 and an unrestricted output range only (otherwise Automatic's choice is used).
+  InteriorPoint,
+  /// Column generation over (pattern, real output) columns with exact pricing, seeded by a
+  /// grid solve (the paper's LP structure; slower, kept as the reference and for bias bounds
+  /// and output ranges).
+  ColumnGeneration
+};
+
 /// Options of the optimal unbiased / bias-bounded randomizer solvers.
 struct UnbiasedOptions {
   /// B >= 0: require \f$|E[M(y)] - y| \le B\f$ for every label; 0 = unbiased (Alg. 1).
@@ -236,6 +253,10 @@ struct UnbiasedOptions {
   double dual_smoothing = -1;
   /// Options of the master's simplex.
   optim::SimplexOptions simplex{};
+  /// Continuous solver only: how to reach the optimum (ContinuousMethod::Automatic: the
+  /// interior-point method over interval patterns whenever it applies, column generation
+  /// otherwise or as its fallback).
+  ContinuousMethod continuous_method = ContinuousMethod::Automatic;
 };
 
 /// Outcome of an unbiased-randomizer solve. `mechanism` is meaningful only when
@@ -251,6 +272,15 @@ struct UnbiasedResult {
   Index rounds = 0;              ///< column-generation rounds (pricing calls)
   Index columns = 0;             ///< columns in the final master
   Index simplex_iterations = 0;  ///< simplex pivots in total
+  /// Continuous solver only: a certified lower bound on the optimal expected loss, in the units
+  /// of `expected_loss`, from the final duals \f$(\pi, \sigma)\f$ and exact pricing over every
+  /// pattern and real output in the output range: \f$1^T\pi + y^T\sigma - B \|\sigma\|_1 +
+  /// \min(0, \min \text{reduced cost}) / \ell\f$, with \f$\ell = e^{-\varepsilon}\f$ (rounded
+  /// up) the smallest staircase entry, so that the column weights sum to at most \f$1/\ell\f$
+  /// (weak duality). `expected_loss - lower_bound` bounds the distance to the true optimum.
+  /// NaN when not computed.
+  Scalar lower_bound = std::numeric_limits<Scalar>::quiet_NaN();
+  Index interior_point_iterations = 0;  ///< interior-point iterations (continuous solver)
   /// True when the solve ended optimal.
   bool optimal() const { return status == optim::SolveStatus::Optimal; }
 };
@@ -368,7 +398,101 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   const Eigen::VectorXd rhs = lp.b;
   Eigen::VectorXd center;
   double best_bound = -std::numeric_limits<double>::infinity();
+  // Structured pricing product for the master's simplex. A staircase column at output o has
+  // a^T y = sum_i s_i (pi_i + o sigma_i) with s_i = low + (1 - low) [i in pattern]; with the
+  // prefix sums of v = pi + o sigma per distinct output, a column whose pattern is an interval
+  // of labels (all one-sided and interval patterns, Claim 11) costs O(1) instead of O(m).
+  struct Shape {
+    Index slot = 0;                 // index of the column's output in `slot_output`
+    Index first = 0, last = 0;      // pattern = labels [first, last) when `interval`
+    bool interval = true;
+  };
+  std::vector<Shape> shapes;
+  std::vector<double> slot_output, prefix;
+  auto describe = [&](const StaircaseColumn& col) {
+    Shape sh;
+    // Distinct outputs are few (the staircase optimum uses at most 2k, Theorem 6; the master
+    // holds the priced local minima): a linear search is enough.
+    const auto found = std::find(slot_output.begin(), slot_output.end(), col.output);
+    sh.slot = Index(found - slot_output.begin());
+    if (found == slot_output.end()) slot_output.push_back(col.output);
+    const Index k = P.num_labels();
+    Index i = 0;
+    while (i < k && !col.pattern[std::size_t(i)]) ++i;
+    sh.first = i;
+    while (i < k && col.pattern[std::size_t(i)]) ++i;
+    sh.last = i;
+    while (i < k && !col.pattern[std::size_t(i)]) ++i;
+    sh.interval = i == k;
+    shapes.push_back(sh);
+  };
+  for (const auto& col : S.columns) describe(col);
+  auto product = [&](const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+    const Index k = P.num_labels();
+    const Eigen::VectorXd sigma = bias_duals(P, y);
+    const std::size_t stride = std::size_t(k + 1);
+    prefix.resize(slot_output.size() * stride);
+    for (std::size_t t = 0; t < slot_output.size(); ++t) {
+      double* cum = prefix.data() + t * stride;
+      cum[0] = 0;
+      for (Index i = 0; i < k; ++i) cum[i + 1] = cum[i] + (y[i] + slot_output[t] * sigma[i]);
+    }
+    for (Index r = 0; r < artificial / 2; ++r) {
+      out[2 * r] = y[r];
+      out[2 * r + 1] = -y[r];
+    }
+    for (std::size_t j = 0; j < shapes.size(); ++j) {
+      const Shape& sh = shapes[j];
+      const double* cum = prefix.data() + std::size_t(sh.slot) * stride;
+      double inside;
+      if (sh.interval) {
+        inside = cum[sh.last] - cum[sh.first];
+      } else {
+        inside = 0;
+        const double o = slot_output[std::size_t(sh.slot)];
+        for (Index i = 0; i < k; ++i)
+          if (S.columns[j].pattern[std::size_t(i)]) inside += y[i] + o * sigma[i];
+      }
+      out[artificial + Index(j)] = P.low * cum[k] + (1 - P.low) * inside;
+    }
+  };
   optim::RevisedSimplex master(std::move(lp), options.simplex);
+  master.set_transpose_product(product);
+  {
+    // Crash basis (Proposition 7): when the initial columns hold the prefixes of length
+    // 0..k-1 at the lowest output and the empty pattern and the suffixes of length 1..k-1 at
+    // the highest, those 2k columns are a basis whose weights are the two-point mechanism's
+    // decomposition, non-negative whenever the two outputs bracket the two-label dbRR interval
+    // (proof of Prop. 7). Starting
+    // phase 2 there skips phase 1's >= 2k pivots; if the weights are negative (not bracketed)
+    // the simplex rejects the basis and runs phase 1 as before.
+    const Index k = P.num_labels();
+    if (!P.bounded() && !S.columns.empty()) {
+      double lo = S.columns.front().output, hi = lo;
+      for (const auto& col : S.columns) {
+        lo = std::min(lo, col.output);
+        hi = std::max(hi, col.output);
+      }
+      std::vector<Index> at_lo(std::size_t(k), -1), at_hi(std::size_t(k), -1);
+      for (std::size_t j = 0; j < S.columns.size(); ++j) {
+        const StaircaseColumn& col = S.columns[j];
+        if (col.output != lo && col.output != hi) continue;
+        // len = number of leading (prefix) or trailing (suffix) ones; the pattern must be
+        // exactly that prefix or suffix.
+        Index ones = 0, lead = 0, trail = 0;
+        for (Index i = 0; i < k; ++i) ones += col.pattern[std::size_t(i)];
+        while (lead < k && col.pattern[std::size_t(lead)]) ++lead;
+        while (trail < k && col.pattern[std::size_t(k - 1 - trail)]) ++trail;
+        const Index column = artificial + Index(j);
+        if (col.output == lo && ones == lead && lead < k) at_lo[std::size_t(lead)] = column;
+        if (col.output == hi && hi > lo && ones == trail && trail < k) at_hi[std::size_t(trail)] = column;
+      }
+      std::vector<Index> basis;
+      for (Index len = 0; len < k; ++len) basis.push_back(at_lo[std::size_t(len)]);
+      for (Index len = 0; len < k; ++len) basis.push_back(at_hi[std::size_t(len)]);
+      if (std::find(basis.begin(), basis.end(), Index(-1)) == basis.end()) master.set_basis(basis);
+    }
+  }
   for (;;) {
     const optim::SimplexResult r = master.solve();
     S.iterations += r.iterations;
@@ -436,7 +560,10 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     Eigen::VectorXd c;
     block(added, A, c);
     master.add_columns(A, c);
-    for (auto& col : added) S.columns.push_back(std::move(col));
+    for (auto& col : added) {
+      describe(col);
+      S.columns.push_back(std::move(col));
+    }
   }
 }
 
@@ -525,6 +652,44 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
   return result;
 }
 
+/// Weak-duality lower bound (scaled units) on the continuous problem's optimum for any duals
+/// (pi, sigma) (2k entries; sigma folded as in bias_duals()): see UnbiasedResult::lower_bound.
+inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::VectorXd& pi_sigma, double lo,
+                                     double hi) {
+  const Index k = P.num_labels();
+  Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
+  duals.head(2 * k) = pi_sigma;
+  double min_rc = 0;
+  price_continuous(P, duals, lo, hi, std::numeric_limits<double>::infinity(), 0, min_rc);
+  const Eigen::VectorXd sigma = pi_sigma.tail(k);
+  return pi_sigma.head(k).sum() + P.labels.dot(sigma) - P.max_bias * sigma.cwiseAbs().sum() +
+         std::min(0.0, min_rc) / P.low;
+}
+
+/// Duals (pi, sigma) that price the support of a master solution at zero, in the least-squares
+/// sense: the input of continuous_lower_bound() after column generation.
+inline Eigen::VectorXd support_duals(const UnbiasedProblem& P, const StaircaseMaster& S) {
+  const Index k = P.num_labels();
+  std::vector<Index> support;
+  for (Index j = 0; j < S.x.size(); ++j)
+    if (S.x[j] > 0) support.push_back(j);
+  Eigen::MatrixXd Gt(Index(support.size()), 2 * k);
+  Eigen::VectorXd cost(Index(support.size()));
+  for (std::size_t t = 0; t < support.size(); ++t) {
+    const StaircaseColumn& col = S.columns[std::size_t(support[t])];
+    double c = 0;
+    for (Index i = 0; i < k; ++i) {
+      const double sy = col.pattern[std::size_t(i)] ? 1.0 : P.low;
+      Gt(Index(t), i) = sy;
+      Gt(Index(t), k + i) = sy * col.output;
+      const double d = col.output - P.labels[i];
+      c += sy * P.probs[i] * d * d;
+    }
+    cost[Index(t)] = c;
+  }
+  return Gt.completeOrthogonalDecomposition().solve(cost);
+}
+
 template <typename Scalar>
 UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
   UnbiasedResult<Scalar> r;
@@ -602,8 +767,6 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   if (!loss_values.allFinite())
     throw std::invalid_argument("the loss is not finite on some (output, label) pair");
 
-  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, scaled[0], 0);
-  for (auto& c : detail::one_sided_columns(k, scaled[n - 1], n - 1)) initial.push_back(std::move(c));
   // Two-label dbRR interval (proof of Prop. 7): the two-point mechanism on the extreme outputs
   // is eps-DP iff they bracket it.
   const double e = std::exp(eps), w = std::expm1(eps);
@@ -611,6 +774,21 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   const bool bracketed =
       k == 1 ? (scaled[0] <= ymin && scaled[n - 1] >= ymax)
              : (scaled[0] <= (e * ymin - ymax) / w + 1e-12 && scaled[n - 1] >= (e * ymax - ymin) / w - 1e-12);
+  // The two-point mechanism is feasible on any pair of outputs that brackets that interval,
+  // and the innermost such pair of the grid is by far the cheapest start: the two-label
+  // interval is about k/2 times narrower than FeasibleOutputSet's [L, U] (k = 52, eps = 1:
+  // 110 against 1,595 label units), and the two-point mechanism's loss grows with the square of
+  // its outputs' distance from the labels. The master starts from its one-sided columns (the
+  // crash basis of solve_staircase_master); the margin keeps the decomposition's weights clear
+  // of zero, since the staircase ratio 1/low is a rounding below e^eps.
+  Index lo_index = 0, hi_index = n - 1;
+  if (bracketed && k > 1) {
+    const double margin = 1e-9;
+    while (lo_index + 1 < n && scaled[lo_index + 1] <= (e * ymin - ymax) / w - margin) ++lo_index;
+    while (hi_index - 1 > lo_index && scaled[hi_index - 1] >= (e * ymax - ymin) / w + margin) --hi_index;
+  }
+  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, scaled[lo_index], lo_index);
+  for (auto& c : detail::one_sided_columns(k, scaled[hi_index], hi_index)) initial.push_back(std::move(c));
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return loss_values.col(col.grid_index);
   };
@@ -646,15 +824,27 @@ UnbiasedResult<Scalar> optimal_unbiased_grid(const FinitePrior<Scalar>& prior, d
 /// The exact optimal unbiased (or bias-bounded) randomizer for the squared loss with outputs
 /// anywhere on the real line (or in [options.output_lower, options.output_upper]): no grid.
 ///
-/// Column generation over (pattern, real output) columns with exact pricing: between
-/// consecutive roots of the per-label reduced-cost terms the best pattern is fixed and its
-/// reduced cost is a convex quadratic in the output, minimized in closed form
-/// (detail::price_continuous). When pricing finds nothing, the duals certify optimality over
-/// every output in the range, so the loss is at most that of any grid in the range (Lemma 8's
-/// \f$\mathcal{M}\f$), and the basic solution has at most 2k outputs (Theorem 6; 3k rows with a
-/// bias bound). Starts from Proposition 7's columns at the dbRR endpoints L and U (clamped into
-/// the range; if the range does not contain [L, U] the problem may be infeasible, reported as
-/// SolveStatus::Infeasible).
+/// Unbiased, unrestricted outputs (ContinuousMethod::InteriorPoint, the default there): columns
+/// with the same pattern merge at their mean output, so the problem is one free output per
+/// pattern, and interval patterns suffice (Claim 11); a primal-dual interior-point method over
+/// all \f$k(k+1)/2\f$ intervals (O(k^2) per iteration through two-dimensional cumulative sums,
+/// plus a Cholesky factorization of order 2k), a crossover to at most 2k columns and Newton's
+/// method on their optimality conditions give the exact optimum
+/// (detail/unbiased_barrier.hpp). The answer is certified by exact pricing over every pattern
+/// and real output (detail::price_continuous) at the final duals: `lower_bound` is then within
+/// a relative 1e-9 of `expected_loss` (in practice 1e-14); otherwise column generation takes over.
+///
+/// Bias bound or output range (ContinuousMethod::ColumnGeneration): column generation over
+/// (pattern, real output) columns with exact pricing: between consecutive roots of the
+/// per-label reduced-cost terms the best pattern is fixed and its reduced cost is a convex
+/// quadratic in the output, minimized in closed form. When pricing finds nothing, the duals
+/// certify optimality over every output in the range. Starts from Proposition 7's columns at
+/// the dbRR endpoints L and U (clamped into the range; if the range does not contain [L, U]
+/// the problem may be infeasible, reported as SolveStatus::Infeasible), seeded by a grid solve.
+///
+/// Either way the loss is at most that of any grid in the range (Lemma 8's \f$\mathcal{M}\f$),
+/// the basic solution has at most 2k outputs (Theorem 6; 3k rows with a bias bound), and
+/// `lower_bound` certifies the gap to the true optimum.
 ///
 /// \param prior the label prior.
 /// \param eps privacy parameter, finite and > 0.
@@ -683,20 +873,51 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   const double lo = (options.output_lower - P.shift) / P.scale;
   const double hi = (options.output_upper - P.shift) / P.scale;
   const double a = std::clamp(-1.0, lo, hi), b = std::clamp(1.0, lo, hi);
+  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, a, -1);
+  for (auto& c : detail::one_sided_columns(k, b, -1)) initial.push_back(std::move(c));
+  const double loss_unit = P.scale * P.scale;  // scaled squared loss -> original units
+  Index interior_iterations = 0;
+  double ipm_bound = -std::numeric_limits<double>::infinity();
+  bool seeded = false;
+  const bool interior_applies = !P.bounded() && std::isinf(lo) && std::isinf(hi);
+  if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
+    detail::IntervalBarrier barrier(P);
+    detail::IntervalBarrierResult ipm = barrier.solve(1e-9);
+    interior_iterations = ipm.newton_steps;
+    if (ipm.converged) {
+      // Certify: exact pricing over every pattern and real output at the final duals.
+      const double bound = detail::continuous_lower_bound(P, ipm.duals, lo, hi);
+      if (ipm.primal_objective - bound <= 1e-9 * std::abs(ipm.primal_objective)) {
+        detail::StaircaseMaster S;
+        S.columns = std::move(ipm.columns);
+        S.x = ipm.weights;
+        S.status = optim::SolveStatus::Optimal;
+        UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+        result.lower_bound = Scalar(bound * loss_unit);
+        result.interior_point_iterations = interior_iterations;
+        return result;
+      }
+    }
+    // Not certified (a degenerate optimum, e.g. labels of zero probability, where the active
+    // set is not clear-cut): the intervals active at the last interior point, at its outputs,
+    // seed column generation (whose first master is then an LP crossover), and the interior
+    // duals still give a lower bound.
+    if (ipm.duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, ipm.duals, lo, hi);
+    for (auto& c : ipm.candidates) initial.push_back(std::move(c));
+    seeded = !ipm.candidates.empty();
+  }
   // Proposition 7's two-point mechanism on {a, b} is eps-DP iff {a, b} brackets the two-label
   // dbRR interval; a narrower output range needs the penalized artificials to start from.
   const double e = std::exp(eps), w = std::expm1(eps);
   const double ymin = P.labels[0], ymax = P.labels[k - 1];
   const bool bracketed = a <= (e * ymin - ymax) / w + 1e-12 && b >= (e * ymax - ymin) / w - 1e-12;
   const double penalty = bracketed ? 0.0 : 1e6;
-  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, a, -1);
-  for (auto& c : detail::one_sided_columns(k, b, -1)) initial.push_back(std::move(c));
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return (P.labels.array() - col.output).square().matrix();
   };
   const Index n0 = options.seed_grid_size < 0 ? 4 * k : options.seed_grid_size;
   Index seed_rounds = 0, seed_iterations = 0;
-  if (n0 > 1 && b > a) {
+  if (n0 > 1 && b > a && !seeded) {
     // Stage 1: the same problem on a grid over [a, b]; its columns seed the exact stage. Column
     // generation with exact continuous pricing alone converges slowly (the outputs creep to
     // their optimal positions round by round); from the grid optimum only the last digits move.
@@ -726,7 +947,12 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
       detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
-  return detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+  UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+  result.interior_point_iterations = interior_iterations;
+  if (result.optimal())
+    result.lower_bound =
+        Scalar(std::max(ipm_bound, detail::continuous_lower_bound(P, detail::support_duals(P, S), lo, hi)) * loss_unit);
+  return result;
 }
 
 /// The slow reference: Alg. 1 exactly as printed (variables \f$M_{y \to i}\f$, pairwise privacy

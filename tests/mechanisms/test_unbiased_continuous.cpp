@@ -1,0 +1,219 @@
+// The exact continuous optimal unbiased randomizer: the interior-point method over interval
+// patterns (detail/unbiased_barrier.hpp) against independent oracles — column generation with
+// exact pricing over every (pattern, real output) pair (the other method), GLPK on the paper's
+// explicit grid LP (the continuous optimum is never above any grid), weak duality for the
+// certified lower bound at arbitrary duals, and exact privacy audits.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <labeldp/core/audit.hpp>
+#include <labeldp/mechanisms/unbiased.hpp>
+
+#include "mechanisms/test_unbiased_oracle.hpp"
+
+using labeldp::ContinuousMethod;
+using labeldp::FinitePrior;
+using labeldp::Index;
+using labeldp::UnbiasedOptions;
+using labeldp::Vector;
+using labeldp::optim::SolveStatus;
+
+namespace {
+
+// Labels with random gaps; weights uniform, a few heavy, and (optionally) some exactly zero:
+// zero-probability labels keep their unbiasedness rows and make the optimum degenerate.
+FinitePrior<> random_prior(std::mt19937_64& rng, int k, bool zeros) {
+  std::uniform_real_distribution<double> u(0.0, 1.0), gap(0.2, 3.0);
+  std::vector<double> v, w;
+  double y = std::uniform_real_distribution<double>(-10, 10)(rng);
+  for (int i = 0; i < k; ++i) {
+    v.push_back(y);
+    y += gap(rng);
+    double p = 0.05 + u(rng);
+    if (u(rng) < 0.2) p *= 20;
+    if (zeros && u(rng) < 0.2) p = 0;
+    w.push_back(p);
+  }
+  if (*std::max_element(w.begin(), w.end()) == 0) w[0] = 1;
+  return FinitePrior<>::from_weights(v, w);
+}
+
+UnbiasedOptions with_method(ContinuousMethod method) {
+  UnbiasedOptions o;
+  o.continuous_method = method;
+  return o;
+}
+
+// Every property of a returned unbiased mechanism: rows are distributions, unbiased to 1e-9,
+// eps-DP by an exact audit, reported loss = the mechanism's loss, at most 2k outputs
+// (Theorem 6), and a certified lower bound at or below the loss.
+void check_unbiased(const labeldp::UnbiasedResult<>& r, const FinitePrior<>& prior, double eps) {
+  REQUIRE(r.optimal());
+  const auto& M = r.mechanism;
+  const double ymax = std::max(prior.values().cwiseAbs().maxCoeff(), 1.0);
+  for (Index i = 0; i < M.num_inputs(); ++i) {
+    INFO("row " << i);
+    CHECK(std::abs(M.probabilities().row(i).sum() - 1) <= 1e-12);
+    CHECK(M.probabilities().row(i).minCoeff() >= 0);
+    CHECK(std::abs(M.conditional_mean(i) - prior.value(i)) <= 1e-9 * ymax);
+  }
+  CHECK(labeldp::audit_epsilon(M) <= eps * (1 + 1e-12));
+  CHECK(labeldp::audit_epsilon(M.realized_probabilities()) <= eps * (1 + 1e-12));
+  CHECK(r.expected_loss == Approx(M.expected_loss(prior)).epsilon(1e-12));
+  CHECK(M.num_outputs() <= 2 * prior.size());
+  REQUIRE(std::isfinite(r.lower_bound));
+  CHECK(r.lower_bound <= r.expected_loss * (1 + 1e-12));
+}
+
+double glpk_grid_loss(const FinitePrior<>& prior, double eps, const Vector<>& outputs) {
+  const Index k = prior.size(), n = outputs.size();
+  Eigen::MatrixXd loss(k, n);
+  for (Index y = 0; y < k; ++y)
+    for (Index i = 0; i < n; ++i) loss(y, i) = (outputs[i] - prior.value(y)) * (outputs[i] - prior.value(y));
+  const auto lp = labeldp::test::unbiased_lp(prior.values(), prior.probabilities(), eps, outputs, loss, 0,
+                                             labeldp::test::UnbiasedLpForm::Compact);
+  const auto r = labeldp::test::solve_with_glpk(lp);
+  REQUIRE(r.status == SolveStatus::Optimal);
+  return r.objective;
+}
+
+}  // namespace
+
+TEST_CASE("Interior point equals column generation with exact pricing on random priors", "[unbiased][continuous]") {
+  std::mt19937_64 rng(2026);
+  for (int trial = 0; trial < 48; ++trial) {
+    const int k = 2 + int(rng() % 24);
+    const double eps = std::vector<double>{0.1, 0.5, 1.0, 2.0, 4.0, 8.0}[rng() % 6];
+    const bool zeros = trial % 3 == 2;
+    const auto prior = random_prior(rng, k, zeros);
+    INFO("trial " << trial << " k " << k << " eps " << eps << " zeros " << zeros);
+    const auto ipm = labeldp::optimal_unbiased_continuous(prior, eps, with_method(ContinuousMethod::InteriorPoint));
+    const auto cg = labeldp::optimal_unbiased_continuous(prior, eps, with_method(ContinuousMethod::ColumnGeneration));
+    check_unbiased(ipm, prior, eps);
+    check_unbiased(cg, prior, eps);
+    CHECK(ipm.interior_point_iterations > 0);
+    CHECK(cg.interior_point_iterations == 0);
+    // Both are optimal: each is within the other's certified bound, and they agree.
+    CHECK(ipm.expected_loss >= cg.lower_bound * (1 - 1e-12));
+    CHECK(cg.expected_loss >= ipm.lower_bound * (1 - 1e-12));
+    // Column generation stops when no column prices below -1e-9 (scaled units), which leaves it
+    // up to about 1e-5 above the optimum; the interior point is never above it.
+    CHECK(ipm.expected_loss <= cg.expected_loss * (1 + 1e-12));
+    CHECK(cg.expected_loss == Approx(ipm.expected_loss).epsilon(1e-5));
+    // Without zero-probability labels the interior point's answer is certified on its own,
+    // with no column generation after it.
+    if (!zeros) {
+      CHECK(ipm.simplex_iterations == 0);
+      CHECK(ipm.expected_loss - ipm.lower_bound <= 1e-9 * ipm.expected_loss);
+    }
+  }
+}
+
+TEST_CASE("The continuous optimum is never above a GLPK grid optimum, nor below its lower bound",
+          "[unbiased][continuous][glpk]") {
+  std::mt19937_64 rng(4);
+  for (double eps : {0.3, 1.0, 3.0}) {
+    for (int k : {3, 6, 10}) {
+      const auto prior = random_prior(rng, k, false);
+      INFO("eps " << eps << " k " << k);
+      const auto c = labeldp::optimal_unbiased_continuous(prior, eps);
+      check_unbiased(c, prior, eps);
+      for (Index n : {Index(8), Index(40)}) {
+        const double grid = glpk_grid_loss(prior, eps, labeldp::feasible_output_set(prior, eps, n));
+        CHECK(c.expected_loss <= grid * (1 + 1e-9));
+        CHECK(c.lower_bound <= grid * (1 + 1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("Weak duality: the certified bound at arbitrary duals is below the optimum", "[unbiased][continuous]") {
+  // detail::continuous_lower_bound is valid for every (pi, sigma); random duals around the
+  // optimal ones (and far from them) must never give a bound above the optimal loss.
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 12; ++trial) {
+    const auto prior = random_prior(rng, 3 + trial % 8, trial % 4 == 3);
+    const double eps = 0.5 + 0.5 * double(trial % 5);
+    const auto P = labeldp::detail::make_unbiased_problem(prior, eps, 0.0);
+    const auto best = labeldp::optimal_unbiased_continuous(prior, eps);
+    REQUIRE(best.optimal());
+    const double optimum = best.expected_loss / (P.scale * P.scale);
+    std::normal_distribution<double> n01(0, 1);
+    for (int draw = 0; draw < 30; ++draw) {
+      Eigen::VectorXd duals(2 * P.num_labels());
+      for (Index i = 0; i < duals.size(); ++i) duals[i] = n01(rng) * (draw < 15 ? 0.01 : 1.0);
+      const double bound = labeldp::detail::continuous_lower_bound(P, duals, -INFINITY, INFINITY);
+      CHECK(bound <= optimum * (1 + 1e-12) + 1e-15);
+    }
+  }
+}
+
+TEST_CASE("Certified answer: the same loss under every method and column-generation setting",
+          "[unbiased][continuous]") {
+  // The column-generation path stops on a reduced-cost tolerance; its answers differ from the
+  // true optimum by less than that tolerance allows, and the interior point's lower bound
+  // certifies all of them.
+  std::vector<double> v, w;
+  for (int y = 1; y <= 30; ++y) {
+    v.push_back(y);
+    w.push_back(0.2 + 0.02 * y + (y == 30 ? 10 : 0) + (y == 15 ? 2 : 0));
+  }
+  const auto prior = FinitePrior<>::from_weights(v, w);
+  const auto exact = labeldp::optimal_unbiased_continuous(prior, 1.0);
+  check_unbiased(exact, prior, 1.0);
+  CHECK(exact.expected_loss - exact.lower_bound <= 1e-9 * exact.expected_loss);
+  for (Index seed : {Index(0), Index(-1), Index(40)}) {
+    for (double smoothing : {0.0, 0.5}) {
+      UnbiasedOptions o = with_method(ContinuousMethod::ColumnGeneration);
+      o.seed_grid_size = seed;
+      o.dual_smoothing = smoothing;
+      INFO("seed " << seed << " smoothing " << smoothing);
+      const auto c = labeldp::optimal_unbiased_continuous(prior, 1.0, o);
+      check_unbiased(c, prior, 1.0);
+      CHECK(c.expected_loss >= exact.lower_bound * (1 - 1e-12));
+      CHECK(c.expected_loss == Approx(exact.expected_loss).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("The interior point does not apply to bias bounds or output ranges: column generation does",
+          "[unbiased][continuous]") {
+  std::mt19937_64 rng(5);
+  const auto prior = random_prior(rng, 6, false);
+  UnbiasedOptions o = with_method(ContinuousMethod::InteriorPoint);
+  o.max_bias = 0.5;
+  const auto bounded = labeldp::optimal_unbiased_continuous(prior, 1.0, o);
+  REQUIRE(bounded.optimal());
+  CHECK(bounded.interior_point_iterations == 0);
+  CHECK(bounded.lower_bound <= bounded.expected_loss * (1 + 1e-12));
+  UnbiasedOptions r = with_method(ContinuousMethod::InteriorPoint);
+  const auto L = labeldp::feasible_output_set(prior, 1.0, 2);
+  r.output_lower = L[0];
+  r.output_upper = L[1];
+  const auto ranged = labeldp::optimal_unbiased_continuous(prior, 1.0, r);
+  REQUIRE(ranged.optimal());
+  CHECK(ranged.interior_point_iterations == 0);
+  CHECK(ranged.mechanism.outputs().minCoeff() >= L[0] - 1e-9 * std::abs(L[0]));
+  CHECK(ranged.mechanism.outputs().maxCoeff() <= L[1] + 1e-9 * std::abs(L[1]));
+}
+
+TEST_CASE("Interior point at k = 120 (geometric prior with bumps) is certified and beats the grid",
+          "[unbiased][continuous]") {
+  std::vector<double> v, w;
+  for (int y = 0; y < 120; ++y) {
+    v.push_back(y);
+    w.push_back(std::exp(-y / 20.0) + (y % 25 == 0 ? 0.3 : 0.0));
+  }
+  const auto prior = FinitePrior<>::from_weights(v, w);
+  const auto c = labeldp::optimal_unbiased_continuous(prior, 1.0);
+  check_unbiased(c, prior, 1.0);
+  CHECK(c.simplex_iterations == 0);
+  CHECK(c.expected_loss - c.lower_bound <= 1e-9 * c.expected_loss);
+  const auto g = labeldp::optimal_unbiased_grid(prior, 1.0, 480);
+  REQUIRE(g.optimal());
+  CHECK(c.expected_loss <= g.expected_loss * (1 + 1e-12));
+}
