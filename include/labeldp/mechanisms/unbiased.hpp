@@ -876,6 +876,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, a, -1);
   for (auto& c : detail::one_sided_columns(k, b, -1)) initial.push_back(std::move(c));
   const double loss_unit = P.scale * P.scale;  // scaled squared loss -> original units
+  auto loss_of_output = [&](double output) -> Eigen::VectorXd { return (P.labels.array() - output).square().matrix(); };
   Index interior_iterations = 0;
   double ipm_bound = -std::numeric_limits<double>::infinity();
   bool seeded = false;
@@ -903,6 +904,33 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
     // seed column generation (whose first master is then an LP crossover), and the interior
     // duals still give a lower bound.
     if (ipm.duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, ipm.duals, lo, hi);
+    if (!ipm.candidates.empty()) {
+      // LP crossover: the best mechanism on the candidates' (pattern, output) columns and
+      // Proposition 7's (for feasibility). Its outputs are the interior point's, so it is
+      // optimal to that accuracy; accept it when the interior bound certifies it.
+      std::vector<detail::StaircaseColumn> columns = ipm.candidates;
+      for (const auto& c : initial) columns.push_back(c);
+      optim::LinearProgram lp = detail::empty_master(P);
+      lp.A.resize(P.num_rows(), Index(columns.size()));
+      lp.c.resize(Index(columns.size()));
+      for (std::size_t j = 0; j < columns.size(); ++j)
+        lp.c[Index(j)] = detail::staircase_coefficients(P, columns[j], loss_of_output(columns[j].output),
+                                                        lp.A.col(Index(j)));
+      optim::RevisedSimplex crossover(std::move(lp), options.simplex);
+      const optim::SimplexResult lp_result = crossover.solve();
+      if (lp_result.status == optim::SolveStatus::Optimal &&
+          lp_result.objective - ipm_bound <= 1e-9 * std::abs(lp_result.objective)) {
+        detail::StaircaseMaster S;
+        S.columns = columns;
+        S.x = lp_result.x;
+        S.status = optim::SolveStatus::Optimal;
+        S.iterations = lp_result.iterations;
+        UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+        result.lower_bound = Scalar(ipm_bound * loss_unit);
+        result.interior_point_iterations = interior_iterations;
+        if (result.optimal()) return result;
+      }
+    }
     for (auto& c : ipm.candidates) initial.push_back(std::move(c));
     seeded = !ipm.candidates.empty();
   }
