@@ -1,7 +1,8 @@
 // labeldp::optim::RevisedSimplex against GLPK's primal simplex (no presolve) on random dense
 // LPs of a few sizes: feasible-by-construction mixed-row LPs (b = A x0, x0 >= 0) with positive
 // costs, so both solvers end Optimal. Each labeldp run reports its relative difference to
-// GLPK's optimum as a counter.
+// GLPK's optimum as a counter. ColdStart / CrashStart: the same LP with a known feasible basis
+// solved from scratch and from that basis (RevisedSimplex::set_basis()).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -58,7 +59,52 @@ void BM_Glpk(benchmark::State& state) {
   if (g.status != labeldp::optim::SolveStatus::Optimal) state.SkipWithError("not optimal");
 }
 
+// An equality-form LP with a known feasible basis (its first m columns, b = B x_B with
+// x_B > 0): the same LP solved cold (phase 1 from the artificial basis, then phase 2) and from
+// that basis with set_basis() (phase 2 only), to measure what a crash basis saves.
+LinearProgram lp_with_known_basis(Index m, Index n) {
+  std::mt19937_64 rng(std::uint64_t(m * 7919 + n));
+  std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.1, 1.0);
+  LinearProgram lp;
+  lp.A = Eigen::MatrixXd::NullaryExpr(m, n, [&]() { return u(rng); });
+  const Eigen::VectorXd xb = Eigen::VectorXd::NullaryExpr(m, [&]() { return pos(rng); });
+  lp.b = lp.A.leftCols(m) * xb;
+  lp.row_types.assign(std::size_t(m), RowType::Equal);
+  lp.c = Eigen::VectorXd::NullaryExpr(n, [&]() { return 0.2 + pos(rng); });
+  return lp;
+}
+
+void BM_ColdStart(benchmark::State& state) {
+  const LinearProgram lp = lp_with_known_basis(state.range(0), state.range(1));
+  labeldp::optim::SimplexResult r;
+  for (auto _ : state) {
+    labeldp::optim::RevisedSimplex simplex(lp);
+    r = simplex.solve();
+    benchmark::DoNotOptimize(r.objective);
+  }
+  if (r.status != labeldp::optim::SolveStatus::Optimal) state.SkipWithError("not optimal");
+  state.counters["pivots"] = double(r.iterations);
+}
+
+void BM_CrashStart(benchmark::State& state) {
+  const LinearProgram lp = lp_with_known_basis(state.range(0), state.range(1));
+  std::vector<Index> basis;
+  for (Index i = 0; i < lp.A.rows(); ++i) basis.push_back(i);
+  labeldp::optim::SimplexResult r;
+  for (auto _ : state) {
+    labeldp::optim::RevisedSimplex simplex(lp);
+    if (!simplex.set_basis(basis)) state.SkipWithError("basis refused");
+    r = simplex.solve();
+    benchmark::DoNotOptimize(r.objective);
+  }
+  if (r.status != labeldp::optim::SolveStatus::Optimal) state.SkipWithError("not optimal");
+  const auto g = labeldp::test::solve_with_glpk(lp);
+  state.counters["pivots"] = double(r.iterations);
+  state.counters["rel_diff_vs_glpk"] = std::abs(r.objective - g.objective) / std::max(1.0, std::abs(g.objective));
+}
+
 const std::vector<std::vector<std::int64_t>> kSizes = {{50, 100}, {200, 400}, {400, 1200}};
+const std::vector<std::vector<std::int64_t>> kCrashSizes = {{104, 400}, {200, 600}};
 
 }  // namespace
 
@@ -69,6 +115,12 @@ int main(int argc, char** argv) {
     name << "/" << s[0] << "x" << s[1];
     benchmark::RegisterBenchmark(("RevisedSimplex" + name.str()).c_str(), BM_RevisedSimplex)->Args(s)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("GLPK" + name.str()).c_str(), BM_Glpk)->Args(s)->Unit(benchmark::kMillisecond);
+  }
+  for (const auto& s : kCrashSizes) {
+    std::ostringstream name;
+    name << "/" << s[0] << "x" << s[1];
+    benchmark::RegisterBenchmark(("ColdStart" + name.str()).c_str(), BM_ColdStart)->Args(s)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("CrashStart" + name.str()).c_str(), BM_CrashStart)->Args(s)->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
