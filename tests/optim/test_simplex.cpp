@@ -455,6 +455,38 @@ TEST_CASE("simplex: a feasible starting basis skips phase 1 and reaches GLPK's o
   REQUIRE(warm == 200);
 }
 
+TEST_CASE("simplex: a starting basis with its inverse; a wrong inverse is detected and ignored", "[simplex][glpk]") {
+  std::mt19937_64 rng(808);
+  for (int t = 0; t < 100; ++t) {
+    const Index m = 2 + t % 15, n = m + 12;
+    std::vector<Index> basis;
+    const LinearProgram lp = lp_with_basis(rng, m, n, true, basis);
+    Eigen::MatrixXd B(m, m);
+    for (Index i = 0; i < m; ++i) B.col(i) = lp.A.col(basis[std::size_t(i)]);
+    const Eigen::MatrixXd inverse = B.inverse();
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    INFO("LP #" << t << " (" << m << " x " << n << ")");
+    // Correct inverse, a perturbed one, a transposed one, the wrong size, NaN: every one gives
+    // the same warm phase-2 solve and GLPK's answer (the bad ones by factorizing instead).
+    Eigen::MatrixXd perturbed = inverse;
+    perturbed(m / 2, 0) += 1e-3;
+    Eigen::MatrixXd with_nan = inverse;
+    with_nan(0, 0) = std::numeric_limits<double>::quiet_NaN();
+    for (const Eigen::MatrixXd& candidate :
+         {inverse, perturbed, Eigen::MatrixXd(inverse.transpose()), Eigen::MatrixXd(Eigen::MatrixXd::Identity(m + 1, m + 1)), with_nan}) {
+      RevisedSimplex simplex(lp);
+      REQUIRE(simplex.set_basis(basis, candidate));
+      const SimplexResult r = simplex.solve();
+      REQUIRE(r.warm_started);
+      REQUIRE(r.status == g.status);
+      if (r.status == SolveStatus::Optimal) {
+        REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+        check_optimality_conditions(lp, r, 1e-9);
+      }
+    }
+  }
+}
+
 TEST_CASE("simplex: an already optimal starting basis needs no pivot", "[simplex]") {
   std::mt19937_64 rng(31);
   std::vector<Index> basis;

@@ -197,7 +197,19 @@ class RevisedSimplex {
   /// \return true when the basis was accepted.
   /// \throws std::invalid_argument when `columns` does not have num_rows() entries, or an entry
   ///         is out of range or repeated (the message names the entry and its value).
-  bool set_basis(const std::vector<Index>& columns) {
+  bool set_basis(const std::vector<Index>& columns) { return set_basis(columns, Eigen::MatrixXd()); }
+
+  /// set_basis() with the basis inverse supplied by the caller, who may know it far cheaper
+  /// than the O(m^3) factorization (the unbiased-randomizer crash basis is block structured:
+  /// two k x k inverses instead of one 2k x 2k). The inverse is checked with a probe vector
+  /// (\f$\|B (B^{-1} r) - r\|_\infty\f$ and \f$\|B^{-1} (B r) - r\|_\infty\f$ for a fixed r,
+  /// O(m^2)); an empty, misshapen, non-finite or failing `inverse` is ignored and the basis
+  /// factorized as by set_basis(columns), so a wrong inverse costs time, never correctness.
+  /// \param columns as for set_basis(columns).
+  /// \param inverse \f$B^{-1}\f$ for the basis whose i-th column is column columns[i] (m x m).
+  /// \return true when the basis was accepted (nonsingular and primal feasible).
+  /// \throws std::invalid_argument as set_basis(columns).
+  bool set_basis(const std::vector<Index>& columns, const Eigen::MatrixXd& inverse) {
     const Index m = num_rows();
     if (Index(columns.size()) != m)
       throw std::invalid_argument("set_basis: 'columns' has " + std::to_string(columns.size()) +
@@ -222,7 +234,7 @@ class RevisedSimplex {
       m_basis[std::size_t(i)] = off + columns[std::size_t(i)];
       m_position[std::size_t(off + columns[std::size_t(i)])] = i;
     }
-    if (!refactor_and_recompute()) return false;
+    if (!adopt_inverse(inverse) && !refactor_and_recompute()) return false;
     for (Index i = 0; i < m; ++i)
       if (m_xb[i] < -kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) return false;
     m_warm = true;
@@ -452,6 +464,26 @@ class RevisedSimplex {
       return true;
     }
     return refactor_and_recompute();
+  }
+
+  // Takes a caller's inverse of the current basis if it passes two probe residuals (a wrong
+  // inverse fails them except on a measure-zero set of errors), then x_B = B^{-1} b refined.
+  bool adopt_inverse(const Eigen::MatrixXd& inverse) {
+    const Index m = num_rows();
+    if (inverse.rows() != m || inverse.cols() != m || !inverse.allFinite()) return false;
+    Eigen::MatrixXd B;
+    assemble_basis(B);
+    Eigen::VectorXd r(m);
+    for (Index i = 0; i < m; ++i) r[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i % 7) / 7.0);
+    const double scale = std::max(1.0, m_max_abs_entry) * std::max(1.0, inverse.cwiseAbs().maxCoeff()) * double(m);
+    const Eigen::VectorXd left = B * (inverse * r) - r, right = inverse * (B * r) - r;
+    if (!(left.cwiseAbs().maxCoeff() <= kResidualTolerance * scale && right.cwiseAbs().maxCoeff() <= kResidualTolerance * scale))
+      return false;
+    m_factor.set_inverse(inverse);
+    m_checked_at = 0;
+    m_checked_duals.resize(0);
+    refined_solve(B, m_lp.b, false, m_xb);
+    return m_xb.allFinite();
   }
 
   bool refactor_and_recompute() {

@@ -43,6 +43,16 @@ class BasisFactorization {
     return m_inverse.allFinite();
   }
 
+  /// Takes a basis inverse computed elsewhere (the caller has checked it), as refactor() would
+  /// compute it: drops every update.
+  void set_inverse(const Eigen::MatrixXd& inverse) {
+    m_size = inverse.rows();
+    m_updates = 0;
+    m_inverse = inverse;
+    m_scratch.resize(m_size);
+    m_row.resize(m_size);
+  }
+
   /// Number of updates since the last refactorization.
   Index num_updates() const { return m_updates; }
 
