@@ -61,6 +61,23 @@ struct IntervalBarrierResult {
   Index polish_steps = 0;           ///< active-set Newton steps
 };
 
+/// \f$s_T^T x\f$ for every interval pattern T = [a, b] in O(1) from prefix sums of x:
+/// \f$\ell \sum_y x_y + (1 - \ell) \sum_{a \le y \le b} x_y\f$, with \f$\ell\f$ the staircase's low entry.
+class IntervalDot {
+ public:
+  IntervalDot(const Eigen::Ref<const Eigen::VectorXd>& x, double low) : m_prefix(x.size() + 1), m_low(low) {
+    m_prefix[0] = 0;
+    for (Index i = 0; i < x.size(); ++i) m_prefix[i + 1] = m_prefix[i] + x[i];
+  }
+  double operator()(Index a, Index b) const {
+    return m_low * m_prefix[m_prefix.size() - 1] + (1 - m_low) * (m_prefix[b + 1] - m_prefix[a]);
+  }
+
+ private:
+  Eigen::VectorXd m_prefix;
+  double m_low;
+};
+
 /// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (B = 0,
 /// outputs on the whole real line). All k x k matrices are indexed (a, b) with a <= b; entries
 /// with a > b are unused.
@@ -68,23 +85,16 @@ class IntervalBarrier {
  public:
   explicit IntervalBarrier(const UnbiasedProblem& P) : m_P(P), m_k(P.num_labels()) {
     const Index k = m_k;
-    const double low = P.low;
-    Eigen::VectorXd p1(k + 1), py(k + 1), py2(k + 1);
-    p1[0] = py[0] = py2[0] = 0;
-    for (Index i = 0; i < k; ++i) {
-      const double p = P.probs[i], y = P.labels[i];
-      p1[i + 1] = p1[i] + p;
-      py[i + 1] = py[i] + p * y;
-      py2[i + 1] = py2[i] + p * y * y;
-    }
+    const Eigen::VectorXd py = P.probs.cwiseProduct(P.labels);
+    const IntervalDot A(P.probs, P.low), B(py, P.low), C(py.cwiseProduct(P.labels), P.low);
     m_A.setZero(k, k);
     m_B.setZero(k, k);
     m_C.setZero(k, k);
     for (Index b = 0; b < k; ++b)
       for (Index a = 0; a <= b; ++a) {
-        m_A(a, b) = low * p1[k] + (1 - low) * (p1[b + 1] - p1[a]);
-        m_B(a, b) = low * py[k] + (1 - low) * (py[b + 1] - py[a]);
-        m_C(a, b) = low * py2[k] + (1 - low) * (py2[b + 1] - py2[a]);
+        m_A(a, b) = A(a, b);
+        m_B(a, b) = B(a, b);
+        m_C(a, b) = C(a, b);
       }
     m_r.setZero(k, k);
     m_o.setZero(k, k);
@@ -96,18 +106,11 @@ class IntervalBarrier {
   /// smallest r.
   double evaluate(const Eigen::VectorXd& duals) {
     const Index k = m_k;
-    const double low = m_P.low;
-    Eigen::VectorXd pp(k + 1), sp(k + 1);
-    pp[0] = sp[0] = 0;
-    for (Index i = 0; i < k; ++i) {
-      pp[i + 1] = pp[i] + duals[i];
-      sp[i + 1] = sp[i] + duals[k + i];
-    }
+    const IntervalDot U(duals.head(k), m_P.low), V(duals.tail(k), m_P.low);
     double min_r = std::numeric_limits<double>::infinity();
     for (Index b = 0; b < k; ++b)
       for (Index a = 0; a <= b; ++a) {
-        const double u = low * pp[k] + (1 - low) * (pp[b + 1] - pp[a]);
-        const double v = low * sp[k] + (1 - low) * (sp[b + 1] - sp[a]);
+        const double u = U(a, b), v = V(a, b);
         const double h = 2 * m_B(a, b) + v;
         m_o(a, b) = h / (2 * m_A(a, b));
         m_r(a, b) = m_C(a, b) - u - h * h / (4 * m_A(a, b));
@@ -277,17 +280,10 @@ class IntervalBarrier {
   /// q1 = du + o dv (the linear change) and q2 = dv^2 / (4 A) >= 0.
   void direction_terms(const Eigen::VectorXd& step, Eigen::MatrixXd& q1, Eigen::MatrixXd& q2) const {
     const Index k = m_k;
-    const double low = m_P.low;
-    Eigen::VectorXd pp(k + 1), sp(k + 1);
-    pp[0] = sp[0] = 0;
-    for (Index i = 0; i < k; ++i) {
-      pp[i + 1] = pp[i] + step[i];
-      sp[i + 1] = sp[i] + step[k + i];
-    }
+    const IntervalDot DU(step.head(k), m_P.low), DV(step.tail(k), m_P.low);
     for (Index b = 0; b < k; ++b)
       for (Index a = 0; a <= b; ++a) {
-        const double du = low * pp[k] + (1 - low) * (pp[b + 1] - pp[a]);
-        const double dv = low * sp[k] + (1 - low) * (sp[b + 1] - sp[a]);
+        const double du = DU(a, b), dv = DV(a, b);
         q1(a, b) = du + m_o(a, b) * dv;
         q2(a, b) = dv * dv / (4 * m_A(a, b));
       }
