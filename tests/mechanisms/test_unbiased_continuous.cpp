@@ -189,7 +189,10 @@ TEST_CASE("The interior point does not apply to bias bounds or output ranges: co
   const auto bounded = labeldp::optimal_unbiased_continuous(prior, 1.0, o);
   REQUIRE(bounded.optimal());
   CHECK(bounded.interior_point_iterations == 0);
+  CHECK(bounded.max_bias <= 0.5 * (1 + 1e-9));
+  // The master's duals certify column generation's answer too.
   CHECK(bounded.lower_bound <= bounded.expected_loss * (1 + 1e-12));
+  CHECK(bounded.expected_loss - bounded.lower_bound <= 1e-5 * bounded.expected_loss);
   UnbiasedOptions r = with_method(ContinuousMethod::InteriorPoint);
   const auto L = labeldp::feasible_output_set(prior, 1.0, 2);
   r.output_lower = L[0];
@@ -197,6 +200,7 @@ TEST_CASE("The interior point does not apply to bias bounds or output ranges: co
   const auto ranged = labeldp::optimal_unbiased_continuous(prior, 1.0, r);
   REQUIRE(ranged.optimal());
   CHECK(ranged.interior_point_iterations == 0);
+  CHECK(ranged.lower_bound <= ranged.expected_loss * (1 + 1e-12));
   CHECK(ranged.mechanism.outputs().minCoeff() >= L[0] - 1e-9 * std::abs(L[0]));
   CHECK(ranged.mechanism.outputs().maxCoeff() <= L[1] + 1e-9 * std::abs(L[1]));
 }

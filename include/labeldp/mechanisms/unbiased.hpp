@@ -219,7 +219,7 @@ enum class ContinuousMethod {
   /// Primal-dual interior-point method over all \f$k(k+1)/2\f$ interval patterns with free
   /// outputs (Claim 11), then crossover and Newton polish (detail/unbiased_barrier.hpp);
   /// O(k^2) work plus one Cholesky factorization of order 2k per iteration. Applies to
-  /// max_bias = 0 and an unrestricted output range only (otherwise Automatic's choice is used).
+  /// max_bias = 0 and an unrestricted output range only (otherwise column generation is used).
   InteriorPoint,
   /// Column generation over (pattern, real output) columns with exact pricing, seeded by a
   /// grid solve (the paper's LP structure; slower, kept as the reference and for bias bounds
@@ -351,6 +351,7 @@ struct StaircaseMaster {
   std::vector<StaircaseColumn> columns;   ///< metadata of the master's structural columns
   std::set<std::pair<double, std::vector<std::uint8_t>>> seen;  ///< (output, pattern) already in
   Eigen::VectorXd x;                      ///< final primal values over `columns`
+  Eigen::VectorXd duals;                  ///< the final master's row duals (num_rows)
   optim::SolveStatus status = optim::SolveStatus::NumericalIssue;
   Index rounds = 0;
   Index iterations = 0;
@@ -514,6 +515,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     S.iterations += r.iterations;
     S.status = r.status;
     S.x = r.x.tail(r.x.size() - artificial);
+    S.duals = r.duals;
     if (r.status != optim::SolveStatus::Optimal) return S;
     if (S.rounds >= options.max_rounds) {
       S.status = optim::SolveStatus::IterationLimit;
@@ -685,30 +687,6 @@ inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::Vect
          std::min(0.0, min_rc) / P.low;
 }
 
-/// Duals (pi, sigma) that price the support of a master solution at zero, in the least-squares
-/// sense: the input of continuous_lower_bound() after column generation.
-inline Eigen::VectorXd support_duals(const UnbiasedProblem& P, const StaircaseMaster& S) {
-  const Index k = P.num_labels();
-  std::vector<Index> support;
-  for (Index j = 0; j < S.x.size(); ++j)
-    if (S.x[j] > 0) support.push_back(j);
-  Eigen::MatrixXd Gt(Index(support.size()), 2 * k);
-  Eigen::VectorXd cost(Index(support.size()));
-  for (std::size_t t = 0; t < support.size(); ++t) {
-    const StaircaseColumn& col = S.columns[std::size_t(support[t])];
-    double c = 0;
-    for (Index i = 0; i < k; ++i) {
-      const double sy = col.pattern[std::size_t(i)] ? 1.0 : P.low;
-      Gt(Index(t), i) = sy;
-      Gt(Index(t), k + i) = sy * col.output;
-      const double d = col.output - P.labels[i];
-      c += sy * P.probs[i] * d * d;
-    }
-    cost[Index(t)] = c;
-  }
-  return Gt.completeOrthogonalDecomposition().solve(cost);
-}
-
 template <typename Scalar>
 UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
   UnbiasedResult<Scalar> r;
@@ -851,10 +829,12 @@ UnbiasedResult<Scalar> optimal_unbiased_grid(const FinitePrior<Scalar>& prior, d
 /// method on their optimality conditions give the exact optimum
 /// (detail/unbiased_barrier.hpp). The answer is certified by exact pricing over every pattern
 /// and real output (detail::price_continuous) at the final duals: `lower_bound` is then within
-/// a relative 1e-9 of `expected_loss` (in practice 1e-14); otherwise column generation takes over.
+/// a relative 1e-9 of `expected_loss` (in practice 1e-14); for a degenerate optimum (labels of
+/// zero probability) an LP crossover on the interior point's candidate columns, certified to
+/// 1e-8. Otherwise column generation takes over.
 ///
-/// Bias bound or output range (ContinuousMethod::ColumnGeneration): column generation over
-/// (pattern, real output) columns with exact pricing: between consecutive roots of the
+/// Bias bound, output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
+/// over (pattern, real output) columns with exact pricing: between consecutive roots of the
 /// per-label reduced-cost terms the best pattern is fixed and its reduced cost is a convex
 /// quadratic in the output, minimized in closed form. When pricing finds nothing, the duals
 /// certify optimality over every output in the range. Starts from Proposition 7's columns at
@@ -938,7 +918,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
       optim::RevisedSimplex crossover(std::move(lp), options.simplex);
       const optim::SimplexResult lp_result = crossover.solve();
       if (lp_result.status == optim::SolveStatus::Optimal &&
-          lp_result.objective - ipm_bound <= 1e-9 * std::abs(lp_result.objective)) {
+          lp_result.objective - ipm_bound <= 1e-8 * std::abs(lp_result.objective)) {
         detail::StaircaseMaster S;
         S.columns = columns;
         S.x = lp_result.x;
@@ -996,9 +976,12 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   S.iterations += seed_iterations;
   UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
   result.interior_point_iterations = interior_iterations;
-  if (result.optimal())
-    result.lower_bound =
-        Scalar(std::max(ipm_bound, detail::continuous_lower_bound(P, detail::support_duals(P, S), lo, hi)) * loss_unit);
+  if (result.optimal() && S.duals.size() == P.num_rows()) {
+    // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
+    Eigen::VectorXd pi_sigma(2 * k);
+    pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
+    result.lower_bound = Scalar(std::max(ipm_bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi)) * loss_unit);
+  }
   return result;
 }
 

@@ -230,6 +230,14 @@ class IntervalBarrier {
       H.bottomLeftCorner(k, k) = H.topRightCorner(k, k).transpose();
       outer_block(d3, work, H.bottomRightCorner(k, k));
       llt.compute(H);
+      // Near the optimum the matrix spans many orders of magnitude (m_T / r_T -> 0 or
+      // infinity); if roundoff makes a pivot non-positive, a relative diagonal shift (a
+      // regularization of the Newton step only) restores it.
+      for (double shift = 1e-12; llt.info() != Eigen::Success && shift <= 1e-6; shift *= 100) {
+        Eigen::MatrixXd shifted = H;
+        shifted.diagonal() *= 1 + shift;
+        llt.compute(shifted);
+      }
       if (llt.info() != Eigen::Success) return out;
       // Predictor (affine scaling): the Newton step for m_T r_T = 0.
       c.setZero();
@@ -253,10 +261,10 @@ class IntervalBarrier {
         for (Index b = 0; b < k; ++b)
           for (Index a = 0; a <= b; ++a) {
             const double v = (m(a, b) + aim * dm(a, b)) * (m_r(a, b) - aim * q1(a, b) - aim * aim * q2(a, b));
-            double t = 0;
-            if (v < 0.1 * mu) t = 0.1 * mu - v;
-            else if (v > 10 * mu) t = std::max(10 * mu - v, -10 * mu);
-            c_try(a, b) = c(a, b) + t;
+            double shift = 0;
+            if (v < 0.1 * mu) shift = 0.1 * mu - v;
+            else if (v > 10 * mu) shift = std::max(10 * mu - v, -10 * mu);
+            c_try(a, b) = c(a, b) + shift;
           }
         const double alpha_try = direction(c_try, step_try, dm_try, q1t, q2t);
         if (!(alpha_try >= 1.01 * alpha_max)) break;
