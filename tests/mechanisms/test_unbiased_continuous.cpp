@@ -221,3 +221,41 @@ TEST_CASE("Interior point at k = 120 (geometric prior with bumps) is certified a
   REQUIRE(g.optimal());
   CHECK(c.expected_loss <= g.expected_loss * (1 + 1e-12));
 }
+
+TEST_CASE("Rows off from 1 are fixed by scaling whole outputs, which keeps the audited eps", "[unbiased][continuous]") {
+  // A staircase mechanism whose outputs' weights are off by 1e-9 (as a simplex tolerance leaves
+  // them): dividing each row by its sum changes the ratio between rows by up to 2e-9, over the
+  // audit's 1e-12 (on most instances); rescale_columns_to_rows() must leave every output's
+  // ratios unchanged and still make the rows sum to 1 and the means unbiased.
+  std::mt19937_64 rng(17);
+  int naive_worse = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const auto prior = random_prior(rng, 4 + trial, false);
+    const double eps = 0.5 + trial;
+    INFO("trial " << trial);
+    const auto exact = labeldp::optimal_unbiased_continuous(prior, eps);
+    REQUIRE(exact.optimal());
+    const auto P = labeldp::detail::make_unbiased_problem(prior, eps, 0.0);
+    const Index k = prior.size(), n = exact.mechanism.num_outputs();
+    std::vector<double> outs(static_cast<std::size_t>(n));
+    std::vector<Index> keep(static_cast<std::size_t>(n));
+    std::vector<Eigen::VectorXd> cols(static_cast<std::size_t>(n));
+    for (Index j = 0; j < n; ++j) {
+      outs[std::size_t(j)] = exact.mechanism.outputs()[j];
+      keep[std::size_t(j)] = j;
+      cols[std::size_t(j)] = exact.mechanism.probabilities().col(j) * (1 + 1e-9 * double(j % 3 - 1));
+    }
+    labeldp::Matrix<> naive(k, n), fixed(k, n);
+    for (Index j = 0; j < n; ++j) naive.col(j) = fixed.col(j) = cols[std::size_t(j)];
+    for (Index i = 0; i < k; ++i) naive.row(i) /= naive.row(i).sum();
+    labeldp::detail::rescale_columns_to_rows(P, outs, keep, cols, fixed);
+    const double audited = labeldp::audit_epsilon(exact.mechanism);
+    CHECK(labeldp::audit_epsilon(fixed) <= audited * (1 + 1e-13));
+    naive_worse += labeldp::audit_epsilon(naive) > audited * (1 + 1e-12);
+    for (Index i = 0; i < k; ++i) {
+      CHECK(std::abs(fixed.row(i).sum() - 1) <= 1e-14);
+      CHECK(std::abs(fixed.row(i).dot(exact.mechanism.outputs()) - prior.value(i)) <= 1e-9 * (1 + std::abs(prior.value(i))));
+    }
+  }
+  CHECK(naive_worse >= 3);  // the plain division would have failed the audit
+}

@@ -588,6 +588,44 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
 /// Turns the master's solution into a FiniteMechanism in original units: re-solves the square
 /// system on the support (removing the simplex's tolerance-level residuals), merges columns
 /// on the same output, drops outputs without probability, renormalizes rows.
+/// Row sums of a staircase mechanism off from 1 by more than roundoff (weights clamped at zero
+/// after a simplex tolerance, a degenerate basis) must not be fixed by dividing each row by its
+/// sum: that multiplies the ratio between two rows by the ratio of their sums, and the exact
+/// audit would see eps exceeded by that much. Scaling whole columns (outputs) leaves every
+/// column's ratios, hence the privacy, untouched: the minimum-norm column scales that make the
+/// rows sum to 1 and keep the conditional means (scaled units), or the rows alone if that is
+/// not solvable, replace `probs` when they are positive and reach roundoff.
+template <typename Scalar>
+void rescale_columns_to_rows(const UnbiasedProblem& P, const std::vector<double>& outs, const std::vector<Index>& keep,
+                             const std::vector<Eigen::VectorXd>& cols, Matrix<Scalar>& probs) {
+  const Index k = P.num_labels(), n = Index(keep.size());
+  Eigen::MatrixXd C(k, n);
+  Eigen::VectorXd o(n);
+  for (Index j = 0; j < n; ++j) {
+    C.col(j) = cols[std::size_t(keep[std::size_t(j)])];
+    o[j] = (outs[std::size_t(keep[std::size_t(j)])] - P.shift) / P.scale;
+  }
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(k);
+  if ((C * Eigen::VectorXd::Ones(n) - ones).cwiseAbs().maxCoeff() <= 1e-14) return;
+  for (const bool with_means : {true, false}) {
+    const Index rows = with_means ? 2 * k : k;
+    Eigen::MatrixXd E(rows, n);
+    Eigen::VectorXd f(rows);
+    E.topRows(k) = C;
+    f.head(k) = ones;
+    if (with_means) {
+      E.bottomRows(k) = C * o.asDiagonal();
+      f.tail(k) = P.labels;
+    }
+    const Eigen::VectorXd scales =
+        Eigen::VectorXd::Ones(n) + E.completeOrthogonalDecomposition().solve(f - E * Eigen::VectorXd::Ones(n));
+    if (!scales.allFinite() || !(scales.minCoeff() > 0.5)) continue;
+    if ((C * scales - ones).cwiseAbs().maxCoeff() > 1e-14) continue;
+    for (Index j = 0; j < n; ++j) probs.col(j) = (C.col(j) * scales[j]).template cast<Scalar>();
+    return;
+  }
+}
+
 template <typename Scalar, typename Loss>
 UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P,
                                        StaircaseMaster& S, const std::vector<double>& original_outputs_of_grid,
@@ -663,6 +701,7 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
     outputs[Index(t)] = Scalar(outs[std::size_t(keep[t])]);
     for (Index i = 0; i < k; ++i) probs(i, Index(t)) = Scalar(cols[std::size_t(keep[t])][i]);
   }
+  rescale_columns_to_rows(P, outs, keep, cols, probs);
   for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
   result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
   result.expected_loss = result.mechanism.expected_loss(prior, loss);

@@ -90,13 +90,16 @@ class IntervalBarrier {
     m_A.setZero(k, k);
     m_B.setZero(k, k);
     m_C.setZero(k, k);
+    m_quarter_inv_A.setZero(k, k);
     for (Index b = 0; b < k; ++b)
       for (Index a = 0; a <= b; ++a) {
         m_A(a, b) = A(a, b);
         m_B(a, b) = B(a, b);
         m_C(a, b) = C(a, b);
+        m_quarter_inv_A(a, b) = 0.25 / m_A(a, b);
       }
     m_r.setZero(k, k);
+    m_r_inv.setZero(k, k);
     m_o.setZero(k, k);
   }
 
@@ -112,8 +115,10 @@ class IntervalBarrier {
       for (Index a = 0; a <= b; ++a) {
         const double u = U(a, b), v = V(a, b);
         const double h = 2 * m_B(a, b) + v;
-        m_o(a, b) = h / (2 * m_A(a, b));
-        m_r(a, b) = m_C(a, b) - u - h * h / (4 * m_A(a, b));
+        const double scaled = h * m_quarter_inv_A(a, b);
+        m_o(a, b) = 2 * scaled;
+        m_r(a, b) = m_C(a, b) - u - h * scaled;
+        m_r_inv(a, b) = 1 / m_r(a, b);
         min_r = std::min(min_r, m_r(a, b));
       }
     return min_r;
@@ -179,7 +184,7 @@ class IntervalBarrier {
                          Eigen::MatrixXd& Q2) {
       for (Index b = 0; b < k; ++b)
         for (Index a = 0; a <= b; ++a) {
-          mu_t(a, b) = cc(a, b) / m_r(a, b);
+          mu_t(a, b) = cc(a, b) * m_r_inv(a, b);
           mu_o(a, b) = mu_t(a, b) * m_o(a, b);
         }
       target.head(k) = rhs.head(k) - apply_S(mu_t);
@@ -187,9 +192,31 @@ class IntervalBarrier {
       dl = llt.solve(target);
       direction_terms(dl, Q1, Q2);
       for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) dmm(a, b) = (cc(a, b) + m(a, b) * Q1(a, b)) / m_r(a, b) - m(a, b);
+        for (Index a = 0; a <= b; ++a) dmm(a, b) = (cc(a, b) + m(a, b) * Q1(a, b)) * m_r_inv(a, b) - m(a, b);
       return std::min(step_to_boundary(Q1, Q2), primal_step(m, dmm));
     };
+    // Crossover and polish from the current iterate; on success `out` holds the exact solution.
+    // Otherwise `out` keeps the iterate's duals and its active intervals (the caller's fallback).
+    auto finish_here = [&]() {
+      out.duals = lambda;
+      out.candidates.clear();
+      for (Index b = 0; b < k; ++b)
+        for (Index a = 0; a <= b; ++a)
+          if (m(a, b) > m_r(a, b)) out.candidates.push_back(column_of(a, b, m_o(a, b)));
+      IntervalBarrierResult attempt = out;
+      polish(rhs, lambda, m, max_polish, attempt);
+      if (attempt.converged) {
+        out = std::move(attempt);
+        return true;
+      }
+      out.polish_steps = attempt.polish_steps;
+      evaluate(lambda);
+      return false;
+    };
+    // The previous iterate, to finish from when roundoff breaks a step (NaN).
+    Eigen::VectorXd lambda_prev;
+    Eigen::MatrixXd m_prev;
+    bool tried_here = false;  // finish_here() already ran at the current iterate
     for (;;) {
       double gap = 0;
       for (Index b = 0; b < k; ++b)
@@ -199,31 +226,41 @@ class IntervalBarrier {
         }
       const double residual = std::max((apply_S(m) - rhs.head(k)).cwiseAbs().maxCoeff(),
                                        (apply_S(mo) - rhs.tail(k)).cwiseAbs().maxCoeff());
-      if (gap <= gap_target * std::abs(rhs.dot(lambda)) && residual <= 1e-9) {
+      if (!std::isfinite(gap) || !std::isfinite(residual)) {
+        if (lambda_prev.size() == n) {
+          lambda = lambda_prev;
+          m = m_prev;
+          evaluate(lambda);
+          finish_here();
+        }
+        return out;
+      }
+      tried_here = false;
+      const double target_gap = gap_target * std::abs(rhs.dot(lambda));
+      // The primal rows must hold to 1e-9 too, unless roundoff keeps them just above that
+      // (tiny staircase low entries, eps near 8) while the gap is far below its target.
+      if (gap <= target_gap && (residual <= 1e-9 || gap <= 1e-3 * target_gap)) {
         // Try the crossover and polish; if the active set is not clear yet, go on with a
         // hundredfold smaller gap.
-        out.duals = lambda;
-        out.candidates.clear();
-        for (Index b = 0; b < k; ++b)
-          for (Index a = 0; a <= b; ++a)
-            if (m(a, b) > m_r(a, b)) out.candidates.push_back(column_of(a, b, m_o(a, b)));
-        IntervalBarrierResult attempt = out;
-        polish(rhs, lambda, m, max_polish, attempt);
-        if (attempt.converged) return attempt;
-        out.polish_steps = attempt.polish_steps;
+        if (finish_here()) return out;
+        tried_here = true;
         gap_target *= 1e-2;
         if (gap_target < 1e-15) return out;
-        evaluate(lambda);
       }
-      if (out.newton_steps >= max_iterations || !std::isfinite(gap)) return out;
+      // The end of the interior phase without success: finish from the current iterate.
+      auto give_up = [&]() {
+        if (!tried_here) finish_here();
+        return out;
+      };
+      if (out.newton_steps >= max_iterations) return give_up();
       ++out.newton_steps;
       // Newton matrix [sum_T (m_T / r_T) g_T g_T^T + diag(0, sum_T m_T s_T s_T^T / (2 A_T))].
       for (Index b = 0; b < k; ++b)
         for (Index a = 0; a <= b; ++a) {
-          const double w = m(a, b) / m_r(a, b), o = m_o(a, b);
+          const double w = m(a, b) * m_r_inv(a, b), o = m_o(a, b);
           d1(a, b) = w;
           d2(a, b) = w * o;
-          d3(a, b) = w * o * o + m(a, b) / (2 * m_A(a, b));
+          d3(a, b) = w * o * o + 2 * m(a, b) * m_quarter_inv_A(a, b);
         }
       outer_block(d1, work, H.topLeftCorner(k, k));
       outer_block(d2, work, H.topRightCorner(k, k));
@@ -238,7 +275,7 @@ class IntervalBarrier {
         shifted.diagonal() *= 1 + shift;
         llt.compute(shifted);
       }
-      if (llt.info() != Eigen::Success) return out;
+      if (llt.info() != Eigen::Success) return give_up();
       // Predictor (affine scaling): the Newton step for m_T r_T = 0.
       c.setZero();
       const double alpha_aff = std::min(1.0, direction(c, step_aff, dm_aff, q1a, q2a));
@@ -276,7 +313,9 @@ class IntervalBarrier {
         alpha_max = alpha_try;
       }
       const double alpha = std::min(1.0, 0.99 * alpha_max);
-      if (!(alpha > 0)) return out;
+      if (!(alpha > 0)) return give_up();
+      lambda_prev = lambda;
+      m_prev = m;
       lambda += alpha * step;
       m += alpha * dm;
       evaluate(lambda);
@@ -293,7 +332,7 @@ class IntervalBarrier {
       for (Index a = 0; a <= b; ++a) {
         const double du = DU(a, b), dv = DV(a, b);
         q1(a, b) = du + m_o(a, b) * dv;
-        q2(a, b) = dv * dv / (4 * m_A(a, b));
+        q2(a, b) = dv * dv * m_quarter_inv_A(a, b);
       }
   }
 
@@ -303,10 +342,10 @@ class IntervalBarrier {
     for (Index b = 0; b < m_k; ++b)
       for (Index a = 0; a <= b; ++a) {
         const double c2 = q2(a, b), c1 = q1(a, b), r = m_r(a, b);
-        double t;
-        if (c2 > 0) t = 2 * r / (c1 + std::sqrt(c1 * c1 + 4 * c2 * r));  // cancellation-free root
-        else if (c1 > 0) t = r / c1;
-        else continue;
+        // Most intervals do not block the current t_max: r(t_max) > 0 skips the root.
+        if (!(c2 > 0 || c1 > 0) || r - t_max * (c1 + t_max * c2) > 0) continue;
+        const double t = c2 > 0 ? 2 * r / (c1 + std::sqrt(c1 * c1 + 4 * c2 * r))  // cancellation-free root
+                                : r / c1;
         t_max = std::min(t_max, t);
       }
     return t_max;
@@ -317,7 +356,7 @@ class IntervalBarrier {
     double t_max = std::numeric_limits<double>::infinity();
     for (Index b = 0; b < m_k; ++b)
       for (Index a = 0; a <= b; ++a)
-        if (dm(a, b) < 0) t_max = std::min(t_max, -m(a, b) / dm(a, b));
+        if (dm(a, b) < 0 && m(a, b) + t_max * dm(a, b) < 0) t_max = -m(a, b) / dm(a, b);
     return t_max;
   }
 
@@ -373,12 +412,45 @@ class IntervalBarrier {
     return c;
   }
 
+  /// Factorization of the active columns' matrix G (n x q, q <= n, full column rank): an LU
+  /// when square, a Householder QR otherwise (a degenerate optimum with fewer than 2k active
+  /// patterns). One factorization serves the crossover's solve and the first Newton step.
+  struct ActiveFactor {
+    Index rows = 0, cols = 0;
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+    bool square() const { return rows == cols; }
+    void compute(const Eigen::MatrixXd& G) {
+      rows = G.rows();
+      cols = G.cols();
+      if (square()) lu.compute(G);
+      else qr.compute(G);
+    }
+    /// The least-squares solution of G x = v (exact when square).
+    Eigen::VectorXd solve(const Eigen::VectorXd& v) const { return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v)); }
+  };
+
+  /// G for the intervals `active` (column j = (s_T, o_T s_T)) at the outputs of the last evaluate().
+  Eigen::MatrixXd active_matrix(const std::vector<std::pair<Index, Index>>& active) const {
+    const Index k = m_k, q = Index(active.size());
+    Eigen::MatrixXd G(2 * k, q);
+    for (Index j = 0; j < q; ++j) {
+      const auto [a, b] = active[std::size_t(j)];
+      G.col(j).head(k).setConstant(m_P.low);
+      G.col(j).head(k).segment(a, b - a + 1).setOnes();
+      G.col(j).tail(k) = m_o(a, b) * G.col(j).head(k);
+    }
+    return G;
+  }
+
   /// From the last interior point to an exact basic solution, then to the exact optimum.
   ///
-  /// Crossover: the intervals with \f$m_T > r_T\f$ (the active ones, near the optimum), at the
-  /// outputs of the interior duals, weighted by \f$m_T\f$; a column-pivoted QR picks 2k (or
-  /// rank-many) independent columns, heaviest first, and their weights solve the 2k primal rows
-  /// exactly. Degenerate optima (more active intervals than rows) are handled here.
+  /// Crossover: the intervals with \f$m_T > \theta r_T\f$ (the active ones, near the optimum;
+  /// on the central path \f$m_T / r_T = m_T^2 / \mu\f$, huge for an active interval and tiny for
+  /// an inactive one), for thresholds \f$\theta\f$ from strict to loose, at the outputs of the
+  /// interior duals; when there are more of them than rows (a degenerate optimum) a
+  /// column-pivoted QR picks 2k (or rank-many) independent columns, heaviest first; their
+  /// weights solve the 2k primal rows exactly (least squares when fewer: checked).
   /// Polish: Newton's method on the optimality conditions of that basis (r_T(lambda) = 0 on it,
   /// primal rows satisfied, outputs following sigma), quadratically convergent; if it fails or
   /// a weight turns negative, the crossover solution stands (its outputs are optimal to the
@@ -386,34 +458,25 @@ class IntervalBarrier {
   IntervalBarrierResult polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::MatrixXd& weights,
                                Index max_polish, IntervalBarrierResult& out) {
     const Index k = m_k, n = 2 * k;
-    const double low = m_P.low;
     evaluate(lambda);
     const double scale = 1 + rhs.cwiseAbs().maxCoeff();
     std::vector<std::pair<Index, Index>> basis;
     Eigen::VectorXd m;
-    // On the central path m_T r_T = mu, so m_T / r_T = m_T^2 / mu is huge for an active interval
-    // and tiny for an inactive one; intervals near 1 are the doubtful ones. Try the clear set
-    // first, then looser ones.
+    ActiveFactor factor;
     bool found = false;
-    for (const double threshold : {1e6, 1e3, 1.0}) {
+    Index tried = -1;
+    for (const double threshold : {1e9, 1e6, 1e3, 1.0}) {
       std::vector<std::pair<Index, Index>> candidates;
       for (Index b = 0; b < k; ++b)
         for (Index a = 0; a <= b; ++a)
           if (weights(a, b) > threshold * m_r(a, b)) candidates.emplace_back(a, b);
       const Index q = Index(candidates.size());
-      if (q == 0) continue;
-      Eigen::MatrixXd G(n, q);
-      for (Index j = 0; j < q; ++j) {
-        const auto [a, b] = candidates[std::size_t(j)];
-        G.col(j).head(k).setConstant(low);
-        G.col(j).head(k).segment(a, b - a + 1).setOnes();
-        G.col(j).tail(k) = m_o(a, b) * G.col(j).head(k);
-      }
-      Eigen::MatrixXd GB;
+      if (q == 0 || q == tried) continue;  // empty, or the same set as the previous threshold
+      tried = q;
+      Eigen::MatrixXd G = active_matrix(candidates);
       basis.clear();
       if (q <= n) {
         basis = candidates;
-        GB = std::move(G);
       } else {
         // More active intervals than rows (a degenerate optimum): independent columns,
         // heaviest first, by column-pivoted QR.
@@ -425,15 +488,16 @@ class IntervalBarrier {
         std::vector<Index> chosen;
         for (Index t = 0; t < rank; ++t) chosen.push_back(qr.colsPermutation().indices()[t]);
         std::sort(chosen.begin(), chosen.end());
-        GB.resize(n, rank);
+        Eigen::MatrixXd GB(n, rank);
         for (Index t = 0; t < rank; ++t) {
           basis.push_back(candidates[std::size_t(chosen[std::size_t(t)])]);
           GB.col(t) = G.col(chosen[std::size_t(t)]);
         }
+        G = std::move(GB);
       }
-      m = GB.cols() == n ? Eigen::VectorXd(GB.partialPivLu().solve(rhs))
-                         : Eigen::VectorXd(GB.householderQr().solve(rhs));
-      if (m.allFinite() && m.minCoeff() >= -1e-9 && (GB * m - rhs).cwiseAbs().maxCoeff() <= 1e-9 * scale) {
+      factor.compute(G);
+      m = factor.solve(rhs);
+      if (m.allFinite() && m.minCoeff() >= -1e-9 && (G * m - rhs).cwiseAbs().maxCoeff() <= 1e-9 * scale) {
         found = true;
         break;
       }
@@ -442,7 +506,7 @@ class IntervalBarrier {
     m = m.cwiseMax(0.0);
     // Polish from the crossover point; keep the crossover solution if it does not succeed.
     Eigen::VectorXd m_polished = m, lambda_polished = lambda;
-    const bool polished = newton_on_active(rhs, basis, m_polished, lambda_polished, max_polish, out) &&
+    const bool polished = newton_on_active(rhs, basis, m_polished, lambda_polished, max_polish, factor, out) &&
                           m_polished.minCoeff() >= 0;
     std::vector<double> outputs(basis.size());
     if (polished) {
@@ -466,10 +530,19 @@ class IntervalBarrier {
   }
 
   /// Newton iterations for a fixed active set; true when the residual fell below roundoff level.
+  /// `factor` holds the factorization of G at the starting duals (used by the first step).
+  ///
+  /// Each step solves \f$G^T \delta\lambda = r\f$, \f$G \delta m + K \delta\lambda = -F\f$ with
+  /// \f$K = \mathrm{diag}(0, \sum_T m_T s_T s_T^T / (2 A_T))\f$ (the derivative of the outputs
+  /// \f$o_T = (2 B_T + v_T) / (2 A_T)\f$ in sigma). Square G: one LU. Fewer columns than rows
+  /// (q < n): with \f$G = [Q_1\, Q_2] [R; 0]\f$, \f$\delta\lambda = Q_1 R^{-T} r + Q_2 z\f$ where the
+  /// (n - q)-square system \f$Q_2^T K Q_2 z = -Q_2^T (F + K Q_1 R^{-T} r)\f$ fixes z, then
+  /// \f$\delta m = R^{-1} Q_1^T (-F - K \delta\lambda)\f$: one QR instead of an LU of order n + q.
   bool newton_on_active(const Eigen::VectorXd& rhs, const std::vector<std::pair<Index, Index>>& active,
-                        Eigen::VectorXd& m, Eigen::VectorXd& lambda, Index max_steps, IntervalBarrierResult& out) {
-    const Index k = m_k, n = 2 * k, q = Index(active.size());
-    if (q == 0) return false;
+                        Eigen::VectorXd& m, Eigen::VectorXd& lambda, Index max_steps, ActiveFactor& factor,
+                        IntervalBarrierResult& out) {
+    const Index k = m_k, n = 2 * k, q = Index(active.size()), p = n - q;
+    if (q == 0 || p < 0) return false;
     const double low = m_P.low;
     Eigen::MatrixXd S(k, q);
     Eigen::VectorXd A(q), B(q), C(q);
@@ -482,8 +555,14 @@ class IntervalBarrier {
       C[j] = m_C(a, b);
     }
     const double scale = 1 + rhs.cwiseAbs().maxCoeff();
-    Eigen::VectorXd o(q), r(q), F2(n), dm(q), dlambda(n);
+    Eigen::VectorXd o(q), r(q), F2(n), dm(q), dlambda(n), curvature(q);
     Eigen::MatrixXd G(n, q);
+    // K x (only the sigma block of x matters): S (curvature .* (S^T x_sigma)), O(kq).
+    auto apply_K = [&](const Eigen::VectorXd& x) {
+      Eigen::VectorXd out_k = Eigen::VectorXd::Zero(n);
+      out_k.tail(k) = S * (curvature.array() * (S.transpose() * x.tail(k)).array()).matrix();
+      return out_k;
+    };
     for (Index step = 0;; ++step) {
       const Eigen::VectorXd u = S.transpose() * lambda.head(k);
       const Eigen::VectorXd v = S.transpose() * lambda.tail(k);
@@ -500,27 +579,31 @@ class IntervalBarrier {
       if (residual <= 1e-14 * scale) return true;
       if (step >= max_steps) return false;
       ++out.polish_steps;
-      // [0, -G^T; G, K] [dm; dlambda] = -[r; F2] with K = diag(0, sum_T m_T s_T s_T^T / (2 A_T))
-      // (the derivative of the outputs o_T = (2 B_T + v_T) / (2 A_T) in sigma).
-      const Eigen::MatrixXd Ks = S * (m.array() / (2 * A.array())).matrix().asDiagonal() * S.transpose();
-      if (q == n) {
-        // Square: G^T dlambda = r, then G dm = -F2 - K dlambda; one LU of G.
-        Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
-        dlambda = lu.transpose().solve(r);
-        Eigen::VectorXd f = -F2;
-        f.tail(k) -= Ks * dlambda.tail(k);
-        dm = lu.solve(f);
+      curvature = m.array() / (2 * A.array());
+      if (step > 0) factor.compute(G);
+      if (p == 0) {
+        // Square: G^T dlambda = r, then G dm = -F2 - K dlambda.
+        dlambda = factor.lu.transpose().solve(r);
+        dm = factor.lu.solve(Eigen::VectorXd(-F2 - apply_K(dlambda)));
       } else {
-        Eigen::MatrixXd M = Eigen::MatrixXd::Zero(q + n, q + n);
-        M.topRightCorner(q, n) = -G.transpose();
-        M.bottomLeftCorner(n, q) = G;
-        M.bottomRightCorner(k, k) = Ks;
-        Eigen::VectorXd f(q + n);
-        f.head(q) = -r;
-        f.tail(n) = -F2;
-        const Eigen::VectorXd delta = Eigen::PartialPivLU<Eigen::MatrixXd>(M).solve(f);
-        dm = delta.head(q);
-        dlambda = delta.tail(n);
+        const auto R = factor.qr.matrixQR().topLeftCorner(q, q).template triangularView<Eigen::Upper>();
+        const auto Q = factor.qr.householderQ();
+        Eigen::VectorXd z(n);
+        z.head(q) = R.transpose().solve(r);
+        z.tail(p).setZero();
+        const Eigen::VectorXd base = Q * z;  // Q_1 R^{-T} r
+        Eigen::MatrixXd Q2 = Eigen::MatrixXd::Zero(n, p);
+        Q2.bottomRows(p).setIdentity();
+        Q2.applyOnTheLeft(Q);
+        Eigen::MatrixXd KQ2(n, p);
+        for (Index t = 0; t < p; ++t) KQ2.col(t) = apply_K(Q2.col(t));
+        const Eigen::MatrixXd small = Q2.transpose() * KQ2;
+        const Eigen::FullPivLU<Eigen::MatrixXd> small_lu(small);
+        if (small_lu.rank() < p) return false;  // the free directions of lambda are not fixed
+        const Eigen::VectorXd free = small_lu.solve(Eigen::VectorXd(-Q2.transpose() * (F2 + apply_K(base))));
+        dlambda = base + Q2 * free;
+        const Eigen::VectorXd t = Q.transpose() * Eigen::VectorXd(-F2 - apply_K(dlambda));
+        dm = R.solve(t.head(q));
       }
       if (!dm.allFinite() || !dlambda.allFinite()) return false;
       m += dm;
@@ -531,7 +614,9 @@ class IntervalBarrier {
   const UnbiasedProblem& m_P;
   Index m_k;
   Eigen::MatrixXd m_A, m_B, m_C;  ///< per interval (a, b): sums of s p, s p y, s p y^2
+  Eigen::MatrixXd m_quarter_inv_A;  ///< 1 / (4 A) per interval
   Eigen::MatrixXd m_r, m_o;       ///< reduced cost and best output at the last evaluate()
+  Eigen::MatrixXd m_r_inv;        ///< 1 / r at the last evaluate()
 };
 
 }  // namespace labeldp::detail
