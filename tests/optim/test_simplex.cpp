@@ -405,6 +405,45 @@ TEST_CASE("simplex: 200 rank-one updates of the explicit inverse track dense sol
   REQUIRE(updates > 100);
 }
 
+TEST_CASE("simplex: a deferred update is seen by BTRAN, inverse rows and a second update", "[simplex]") {
+  // update() defers the rank-one change to the next FTRAN; everything read before that FTRAN
+  // (BTRAN, a row of the inverse) and a second update() on top of a pending one must see the
+  // updated basis. Oracle: dense solves with the current basis, in every order of calls.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Index m = 12;
+  Eigen::MatrixXd B = Eigen::MatrixXd::NullaryExpr(m, m, [&]() { return u(rng); }) + 4 * Eigen::MatrixXd::Identity(m, m);
+  labeldp::optim::detail::BasisFactorization f;
+  REQUIRE(f.refactor(B, 1e-13));
+  for (int t = 0; t < 30; ++t) {
+    const Index r = t % m;
+    const Eigen::VectorXd a = Eigen::VectorXd::NullaryExpr(m, [&]() { return u(rng); }) + 3 * Eigen::VectorXd::Unit(m, r);
+    Eigen::VectorXd w = a;
+    if (t % 3 == 2) {
+      // FTRAN by the dense oracle, so that two updates follow each other with no FTRAN between.
+      w = B.partialPivLu().solve(a);
+    } else {
+      f.ftran(w);
+    }
+    f.update(r, w);
+    B.col(r) = a;
+    const Eigen::MatrixXd inverse = B.inverse();
+    const Eigen::VectorXd v = Eigen::VectorXd::NullaryExpr(m, [&]() { return u(rng); });
+    INFO("update " << t);
+    if (t % 2 == 0) {
+      Eigen::VectorXd y = v;
+      f.btran(y);
+      REQUIRE((y - inverse.transpose() * v).cwiseAbs().maxCoeff() < 1e-10);
+      REQUIRE((f.inverse_row((r + 1) % m) - inverse.row((r + 1) % m)).cwiseAbs().maxCoeff() < 1e-10);
+    }
+    if (t % 3 == 1) {
+      Eigen::VectorXd x = v;
+      f.ftran(x);
+      REQUIRE((x - inverse * v).cwiseAbs().maxCoeff() < 1e-10);
+    }
+  }
+}
+
 namespace {
 
 // An equality-form LP with a known primal feasible basis: A random (m x n), the columns in

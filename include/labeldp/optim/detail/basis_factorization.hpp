@@ -21,6 +21,13 @@ namespace labeldp::optim::detail {
 /// ever-growing eta file, and the basis change is one rank-one update of the same cost. The
 /// price is the refactorization (an LU and its inverse, about 3x an LU alone), so the caller
 /// refactorizes only every few dozen updates or when the residuals say the inverse drifted.
+///
+/// The rank-one update is deferred: update() records \f$B^{-1} \leftarrow B^{-1} - u\,\rho^T\f$
+/// and the next FTRAN applies it column by column in the same pass that forms the product
+/// (a simplex pivot's FTRAN always follows the previous pivot's update). At 2k = 104 rows the
+/// inverse (86 KB) does not fit in L1, and both operations are memory-bound: fused, the inverse
+/// is streamed once per pivot instead of twice. BTRAN and inverse rows account for a pending
+/// update in O(m) without applying it.
 class BasisFactorization {
  public:
   using Index = Eigen::Index;
@@ -31,6 +38,7 @@ class BasisFactorization {
   bool refactor(const Eigen::MatrixXd& basis, double singular_tolerance) {
     m_size = basis.rows();
     m_updates = 0;
+    m_pending = false;
     if (m_size == 0) return true;
     m_lu.compute(basis);
     const Eigen::VectorXd diag = m_lu.matrixLU().diagonal().cwiseAbs();
@@ -48,6 +56,7 @@ class BasisFactorization {
   void set_inverse(const Eigen::MatrixXd& inverse) {
     m_size = inverse.rows();
     m_updates = 0;
+    m_pending = false;
     m_inverse = inverse;
     m_scratch.resize(m_size);
     m_row.resize(m_size);
@@ -56,10 +65,20 @@ class BasisFactorization {
   /// Number of updates since the last refactorization.
   Index num_updates() const { return m_updates; }
 
-  /// Solves \f$B x = v\f$ in place (FTRAN).
+  /// Solves \f$B x = v\f$ in place (FTRAN). Applies a pending update in the same pass.
   void ftran(Eigen::VectorXd& v) const {
     if (m_size == 0) return;
-    m_scratch.noalias() = m_inverse * v;
+    if (!m_pending) {
+      m_scratch.noalias() = m_inverse * v;
+    } else {
+      m_scratch.setZero();
+      for (Index j = 0; j < m_size; ++j) {
+        auto column = m_inverse.col(j);
+        column.noalias() -= m_row[j] * m_u;
+        m_scratch.noalias() += v[j] * column;
+      }
+      m_pending = false;
+    }
     v.swap(m_scratch);
   }
 
@@ -67,33 +86,48 @@ class BasisFactorization {
   void btran(Eigen::VectorXd& v) const {
     if (m_size == 0) return;
     m_scratch.noalias() = m_inverse.transpose() * v;
+    if (m_pending) m_scratch.noalias() -= m_u.dot(v) * m_row.transpose();
     v.swap(m_scratch);
   }
 
-  /// Row r of \f$B^{-1}\f$, i.e. \f$B^{-T} e_r\f$ (a BTRAN of a unit vector, free here).
-  auto inverse_row(Index r) const { return m_inverse.row(r); }
+  /// Row r of \f$B^{-1}\f$, i.e. \f$B^{-T} e_r\f$ (a BTRAN of a unit vector, O(m) here).
+  Eigen::RowVectorXd inverse_row(Index r) const {
+    if (!m_pending) return m_inverse.row(r);
+    return m_inverse.row(r) - m_u[r] * m_row;
+  }
 
   /// Records the basis change "position r now holds the column whose FTRAN is w":
   /// \f$B_{new}^{-1} = E^{-1} B^{-1}\f$ with E the identity whose column r is w, i.e. row r is
-  /// divided by \f$w_r\f$ and \f$w_i\f$ times the new row r is subtracted from every other row i.
+  /// divided by \f$w_r\f$ and \f$w_i\f$ times the new row r is subtracted from every other row i:
+  /// \f$B_{new}^{-1} = B^{-1} - (w - e_r)\,\rho^T\f$ with \f$\rho^T\f$ = row r of \f$B^{-1}\f$ over
+  /// \f$w_r\f$. Deferred to the next FTRAN (see the class comment).
   void update(Index r, const Eigen::VectorXd& w) {
     ++m_updates;
     if (m_size == 0) return;
+    if (m_pending) apply_pending();
     m_row = m_inverse.row(r) / w[r];
-    m_scratch = w;
-    m_scratch[r] = 0;
-    m_inverse.noalias() -= m_scratch * m_row;
-    m_inverse.row(r) = m_row;
+    m_u = w;
+    m_u[r] -= 1;
+    m_pending = true;
   }
 
  private:
   Index m_size = 0;
   Index m_updates = 0;
+  void apply_pending() const {
+    m_inverse.noalias() -= m_u * m_row;
+    m_pending = false;
+  }
+
   Eigen::PartialPivLU<Eigen::MatrixXd> m_lu;
-  Eigen::MatrixXd m_inverse;
-  // Work vectors: FTRAN/BTRAN/update run once or twice per pivot, and must not allocate.
-  mutable Eigen::VectorXd m_scratch;
+  // The inverse and its pending update are mutable: applying the update inside a const FTRAN
+  // changes the representation, not the matrix represented.
+  mutable Eigen::MatrixXd m_inverse;
+  mutable bool m_pending = false;
+  Eigen::VectorXd m_u;      // pending update: B^{-1} -= m_u * m_row
   Eigen::RowVectorXd m_row;
+  // Work vector: FTRAN/BTRAN run once or twice per pivot, and must not allocate.
+  mutable Eigen::VectorXd m_scratch;
 };
 
 }  // namespace labeldp::optim::detail
