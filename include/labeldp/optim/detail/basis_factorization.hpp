@@ -71,8 +71,17 @@ class BasisFactorization {
     if (!m_pending) {
       m_scratch.noalias() = m_inverse * v;
     } else {
+      // Four columns per sweep, so that the accumulator is read and written once per four
+      // columns (plain loops: the compiler vectorizes them).
       m_scratch.setZero();
-      for (Index j = 0; j < m_size; ++j) {
+      const Index n = m_size;
+      double* acc = m_scratch.data();
+      const double* u = m_u.data();
+      Index j = 0;
+      for (; j + 4 <= n; j += 4)
+        update_and_accumulate(m_inverse.col(j).data(), m_inverse.col(j + 1).data(), m_inverse.col(j + 2).data(),
+                              m_inverse.col(j + 3).data(), u, m_row.data() + j, v.data() + j, acc, n);
+      for (; j < n; ++j) {
         auto column = m_inverse.col(j);
         column.noalias() -= m_row[j] * m_u;
         m_scratch.noalias() += v[j] * column;
@@ -114,6 +123,25 @@ class BasisFactorization {
  private:
   Index m_size = 0;
   Index m_updates = 0;
+  // Columns c0..c3 of the inverse get the pending update (c_t -= u * row_t) and their product
+  // with v_t is added to acc. Distinct arrays (restrict), so that the loop vectorizes.
+  static void update_and_accumulate(double* __restrict__ c0, double* __restrict__ c1, double* __restrict__ c2,
+                                    double* __restrict__ c3, const double* __restrict__ u,
+                                    const double* __restrict__ row, const double* __restrict__ v,
+                                    double* __restrict__ acc, Index n) {
+    const double r0 = row[0], r1 = row[1], r2 = row[2], r3 = row[3];
+    const double v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+    for (Index i = 0; i < n; ++i) {
+      const double a0 = c0[i] - u[i] * r0, a1 = c1[i] - u[i] * r1;
+      const double a2 = c2[i] - u[i] * r2, a3 = c3[i] - u[i] * r3;
+      c0[i] = a0;
+      c1[i] = a1;
+      c2[i] = a2;
+      c3[i] = a3;
+      acc[i] += (v0 * a0 + v1 * a1) + (v2 * a2 + v3 * a3);
+    }
+  }
+
   void apply_pending() const {
     m_inverse.noalias() -= m_u * m_row;
     m_pending = false;
