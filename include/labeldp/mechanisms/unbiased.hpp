@@ -401,22 +401,18 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   double best_bound = -std::numeric_limits<double>::infinity();
   // Structured pricing product for the master's simplex. A staircase column at output o has
   // a^T y = sum_i s_i (pi_i + o sigma_i) with s_i = low + (1 - low) [i in pattern]; with the
-  // prefix sums of v = pi + o sigma per distinct output, a column whose pattern is an interval
-  // of labels (all one-sided and interval patterns, Claim 11) costs O(1) instead of O(m).
+  // prefix sums of pi and of sigma, a column whose pattern is an interval of labels (all
+  // one-sided and interval patterns, Claim 11) costs O(1) instead of O(m).
   struct Shape {
-    Index slot = 0;                 // index of the column's output in `slot_output`
+    double output = 0;
     Index first = 0, last = 0;      // pattern = labels [first, last) when `interval`
     bool interval = true;
   };
   std::vector<Shape> shapes;
-  std::vector<double> slot_output, prefix;
+  std::vector<double> prefix_pi, prefix_sigma;
   auto describe = [&](const StaircaseColumn& col) {
     Shape sh;
-    // Distinct outputs are few (the staircase optimum uses at most 2k, Theorem 6; the master
-    // holds the priced local minima): a linear search is enough.
-    const auto found = std::find(slot_output.begin(), slot_output.end(), col.output);
-    sh.slot = Index(found - slot_output.begin());
-    if (found == slot_output.end()) slot_output.push_back(col.output);
+    sh.output = col.output;
     const Index k = P.num_labels();
     Index i = 0;
     while (i < k && !col.pattern[std::size_t(i)]) ++i;
@@ -431,30 +427,30 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   auto product = [&](const Eigen::VectorXd& y, Eigen::VectorXd& out) {
     const Index k = P.num_labels();
     const Eigen::VectorXd sigma = bias_duals(P, y);
-    const std::size_t stride = std::size_t(k + 1);
-    prefix.resize(slot_output.size() * stride);
-    for (std::size_t t = 0; t < slot_output.size(); ++t) {
-      double* cum = prefix.data() + t * stride;
-      cum[0] = 0;
-      for (Index i = 0; i < k; ++i) cum[i + 1] = cum[i] + (y[i] + slot_output[t] * sigma[i]);
+    prefix_pi.assign(std::size_t(k + 1), 0.0);
+    prefix_sigma.assign(std::size_t(k + 1), 0.0);
+    for (Index i = 0; i < k; ++i) {
+      prefix_pi[std::size_t(i + 1)] = prefix_pi[std::size_t(i)] + y[i];
+      prefix_sigma[std::size_t(i + 1)] = prefix_sigma[std::size_t(i)] + sigma[i];
     }
     for (Index r = 0; r < artificial / 2; ++r) {
       out[2 * r] = y[r];
       out[2 * r + 1] = -y[r];
     }
+    const double all_pi = prefix_pi[std::size_t(k)], all_sigma = prefix_sigma[std::size_t(k)];
     for (std::size_t j = 0; j < shapes.size(); ++j) {
       const Shape& sh = shapes[j];
-      const double* cum = prefix.data() + std::size_t(sh.slot) * stride;
+      const double o = sh.output;
       double inside;
       if (sh.interval) {
-        inside = cum[sh.last] - cum[sh.first];
+        inside = (prefix_pi[std::size_t(sh.last)] - prefix_pi[std::size_t(sh.first)]) +
+                 o * (prefix_sigma[std::size_t(sh.last)] - prefix_sigma[std::size_t(sh.first)]);
       } else {
         inside = 0;
-        const double o = slot_output[std::size_t(sh.slot)];
         for (Index i = 0; i < k; ++i)
           if (S.columns[j].pattern[std::size_t(i)]) inside += y[i] + o * sigma[i];
       }
-      out[artificial + Index(j)] = P.low * cum[k] + (1 - P.low) * inside;
+      out[artificial + Index(j)] = P.low * (all_pi + o * all_sigma) + (1 - P.low) * inside;
     }
   };
   optim::RevisedSimplex master(std::move(lp), options.simplex);
