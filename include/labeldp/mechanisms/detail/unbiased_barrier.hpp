@@ -79,28 +79,26 @@ class IntervalDot {
 };
 
 /// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (B = 0,
-/// outputs on the whole real line). All k x k matrices are indexed (a, b) with a <= b; entries
-/// with a > b are unused.
+/// outputs on the whole real line).
+///
+/// Per-interval values live in packed *interval arrays* (Eigen::VectorXd of k(k+1)/2 entries):
+/// row a (the intervals starting at label a) holds b = a..k-1 contiguously (slot()). Every step's
+/// O(k^2) work is a few streaming passes over such arrays, each fusing everything that can be
+/// computed from the same data: at k = 401 an array is 0.6 MB, so the passes are limited by
+/// memory traffic, and the number of arrays read and written per pass is what counts.
 class IntervalBarrier {
  public:
-  explicit IntervalBarrier(const UnbiasedProblem& P) : m_P(P), m_k(P.num_labels()) {
-    const Index k = m_k;
-    const Eigen::VectorXd py = P.probs.cwiseProduct(P.labels);
-    const IntervalDot A(P.probs, P.low), B(py, P.low), C(py.cwiseProduct(P.labels), P.low);
-    m_A.setZero(k, k);
-    m_B.setZero(k, k);
-    m_C.setZero(k, k);
-    m_quarter_inv_A.setZero(k, k);
-    for (Index b = 0; b < k; ++b)
-      for (Index a = 0; a <= b; ++a) {
-        m_A(a, b) = A(a, b);
-        m_B(a, b) = B(a, b);
-        m_C(a, b) = C(a, b);
-        m_quarter_inv_A(a, b) = 0.25 / m_A(a, b);
-      }
-    m_r.setZero(k, k);
-    m_r_inv.setZero(k, k);
-    m_o.setZero(k, k);
+  explicit IntervalBarrier(const UnbiasedProblem& P)
+      : m_P(P),
+        m_k(P.num_labels()),
+        m_A(P.probs, P.low),
+        m_B(P.probs.cwiseProduct(P.labels), P.low),
+        m_C(P.probs.cwiseProduct(P.labels).cwiseProduct(P.labels), P.low),
+        m_quarter_inv_A(num_patterns()),
+        m_r(num_patterns()),
+        m_o(num_patterns()),
+        m_r_inv(num_patterns()) {
+    for_each_interval([&](Index a, Index b, Index j) { m_quarter_inv_A[j] = 0.25 / m_A(a, b); });
   }
 
   Index num_patterns() const { return m_k * (m_k + 1) / 2; }
@@ -108,19 +106,9 @@ class IntervalBarrier {
   /// Reduced costs r and best outputs o of every interval at the duals (pi, sigma); returns the
   /// smallest r.
   double evaluate(const Eigen::VectorXd& duals) {
-    const Index k = m_k;
-    const IntervalDot U(duals.head(k), m_P.low), V(duals.tail(k), m_P.low);
+    const IntervalDot U(duals.head(m_k), m_P.low), V(duals.tail(m_k), m_P.low);
     double min_r = std::numeric_limits<double>::infinity();
-    for (Index b = 0; b < k; ++b)
-      for (Index a = 0; a <= b; ++a) {
-        const double u = U(a, b), v = V(a, b);
-        const double h = 2 * m_B(a, b) + v;
-        const double scaled = h * m_quarter_inv_A(a, b);
-        m_o(a, b) = 2 * scaled;
-        m_r(a, b) = m_C(a, b) - u - h * scaled;
-        m_r_inv(a, b) = 1 / m_r(a, b);
-        min_r = std::min(min_r, m_r(a, b));
-      }
+    for_each_interval([&](Index a, Index b, Index j) { min_r = std::min(min_r, evaluate_interval(U, V, a, b, j)); });
     return min_r;
   }
 
@@ -129,8 +117,7 @@ class IntervalBarrier {
   /// objective and the primal rows hold to 1e-9.
   IntervalBarrierResult solve(double gap_target, Index max_iterations = 200, Index max_polish = 30) {
     IntervalBarrierResult out;
-    const Index k = m_k, n = 2 * k;
-    const double J = double(num_patterns());
+    const Index k = m_k, n = 2 * k, J = num_patterns();
     Eigen::VectorXd rhs(n);
     rhs.head(k).setOnes();
     rhs.tail(k) = m_P.labels;
@@ -142,59 +129,34 @@ class IntervalBarrier {
     Eigen::VectorXd lambda = Eigen::VectorXd::Zero(n);
     lambda.head(k).setConstant(-10 * variance - 1e-12);
     evaluate(lambda);
+    // Only the lower triangle of the Newton matrices is written (all that LLT/LDLT read); zeroed
+    // once so the rest is defined.
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
     // Primal start (Mehrotra's): the least-norm solution of the primal rows G m = rhs at the
     // starting outputs, shifted positive, then shifted again to balance the products m_T r_T.
-    Eigen::MatrixXd m = Eigen::MatrixXd::Zero(k, k), mo = m;
+    Eigen::VectorXd m(J);
     {
-      Eigen::MatrixXd ones = Eigen::MatrixXd::Zero(k, k), oo = ones, oo2 = ones, w(k, k), unused = ones;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) {
-          ones(a, b) = 1;
-          oo(a, b) = m_o(a, b);
-          oo2(a, b) = m_o(a, b) * m_o(a, b);
+      NewtonBlocks blocks(k, H);
+      Eigen::VectorXd ones = Eigen::VectorXd::Ones(k), o(k), o2(k);
+      for_each_row([&](Index a, Index j0) {
+        for (Index b = a, j = j0; b < k; ++b, ++j) {
+          o[b] = m_o[j];
+          o2[b] = m_o[j] * m_o[j];
         }
-      Eigen::MatrixXd GG(n, n);
-      outer_block(ones, w, GG.topLeftCorner(k, k));
-      outer_block(oo, w, GG.topRightCorner(k, k));
-      GG.bottomLeftCorner(k, k) = GG.topRightCorner(k, k).transpose();
-      outer_block(oo2, w, GG.bottomRightCorner(k, k));
-      direction_terms(GG.ldlt().solve(rhs), m, unused);  // m_T = g_T^T (G G^T)^{-1} rhs
-      double lowest = 0, products = 0, r_sum = 0;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) lowest = std::min(lowest, m(a, b));
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) {
-          m(a, b) -= 1.5 * lowest;
-          products += m(a, b) * m_r(a, b);
-          r_sum += m_r(a, b);
-        }
-      const double second = 0.5 * products / r_sum + 1e-300;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) m(a, b) += second;
+        blocks.add_row(a, ones, o, o2);
+      });
+      blocks.finish(m_P.low);
+      const Eigen::VectorXd y = H.ldlt().solve(rhs);  // m_T = g_T^T (G G^T)^{-1} rhs
+      const StepSums dy(y, m_P.low);
+      for_each_interval([&](Index a, Index b, Index j) { m[j] = terms(dy, a, b, j).q1; });
+      const double lowest = std::min(0.0, m.minCoeff());
+      m.array() -= 1.5 * lowest;
+      const double second = 0.5 * m.dot(m_r) / m_r.sum() + 1e-300;
+      m.array() += second;
     }
-    // Entries below the diagonal (a > b) stay zero and are never read.
-    Eigen::MatrixXd d1 = Eigen::MatrixXd::Zero(k, k), d2 = d1, d3 = d1, q1a = d1, q2a = d1, q1 = d1, q2 = d1,
-                    dm_aff = d1, dm = d1, c = d1, c_try = d1, q1t = d1, q2t = d1, dm_try = d1;
-    Eigen::VectorXd step_aff(n), step(n), step_try(n), target(n);
-    Eigen::MatrixXd H(n, n), work(k, k), mu_t = Eigen::MatrixXd::Zero(k, k), mu_o = mu_t;
+    Eigen::VectorXd step_aff(n), step(n), step_try(n);
+    Eigen::VectorXd m_prev(J), dm_aff(J), dm = Eigen::VectorXd::Zero(J), dm_try(J), c(J), c_try(J);
     Eigen::LLT<Eigen::MatrixXd> llt(n);
-    // The Newton direction whose complementarity rows are r_T dm_T + m_T dr_T = c_T - m_T r_T
-    // (primal rows: the full residual); returns the largest feasible step.
-    auto direction = [&](const Eigen::MatrixXd& cc, Eigen::VectorXd& dl, Eigen::MatrixXd& dmm, Eigen::MatrixXd& Q1,
-                         Eigen::MatrixXd& Q2) {
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) {
-          mu_t(a, b) = cc(a, b) * m_r_inv(a, b);
-          mu_o(a, b) = mu_t(a, b) * m_o(a, b);
-        }
-      target.head(k) = rhs.head(k) - apply_S(mu_t);
-      target.tail(k) = rhs.tail(k) - apply_S(mu_o);
-      dl = llt.solve(target);
-      direction_terms(dl, Q1, Q2);
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) dmm(a, b) = (cc(a, b) + m(a, b) * Q1(a, b)) * m_r_inv(a, b) - m(a, b);
-      return std::min(step_to_boundary(Q1, Q2), primal_step(m, dmm));
-    };
     // Crossover and polish from the current iterate; on success `out` holds the exact solution.
     // Otherwise `out` keeps the iterate's duals and its active intervals (the caller's fallback).
     auto finish_here = [&]() {
@@ -202,7 +164,7 @@ class IntervalBarrier {
       out.candidates.clear();
       for (Index b = 0; b < k; ++b)
         for (Index a = 0; a <= b; ++a)
-          if (m(a, b) > m_r(a, b)) out.candidates.push_back(column_of(a, b, m_o(a, b)));
+          if (m[slot(a, b)] > m_r[slot(a, b)]) out.candidates.push_back(column_of(a, b, m_o[slot(a, b)]));
       IntervalBarrierResult attempt = out;
       polish(rhs, lambda, m, max_polish, attempt);
       if (attempt.converged) {
@@ -213,23 +175,35 @@ class IntervalBarrier {
       evaluate(lambda);
       return false;
     };
-    // The previous iterate, to finish from when roundoff breaks a step (NaN).
+    // The previous duals, to finish from when roundoff breaks a step (NaN); the previous weights
+    // are in m_prev.
     Eigen::VectorXd lambda_prev;
-    Eigen::MatrixXd m_prev;
     bool tried_here = false;  // finish_here() already ran at the current iterate
+    double alpha = 0;         // the first sweep takes no step (dm = 0)
+    int step_cuts_left = 4;   // step halvings against roundoff (below)
     for (;;) {
-      double gap = 0;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) {
-          mo(a, b) = m(a, b) * m_o(a, b);
-          gap += m(a, b) * m_r(a, b);
-        }
-      const double residual = std::max((apply_S(m) - rhs.head(k)).cwiseAbs().maxCoeff(),
-                                       (apply_S(mo) - rhs.tail(k)).cwiseAbs().maxCoeff());
+      // m_prev <- m + alpha dm, evaluated at lambda, with the gap, the primal rows and the next
+      // Newton matrix; after the swap m_prev holds the previous weights.
+      SweepResult sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
+      // The step keeps every r_T positive in exact arithmetic, but r_T = C_T - u_T - h_T^2 / (4 A_T)
+      // cancels when it is tiny, and roundoff can land on r_T <= 0 (then 1 / r_T breaks the
+      // Newton matrix). A few such breaks are repaired by halving the step (an ill-conditioned
+      // but regular problem then converges); repeated ones mean the iterate is at roundoff level
+      // of a degenerate optimum (zero-probability labels), where the broken step ends the
+      // interior phase as before and the caller's fallback finishes.
+      for (; !(sweep.min_r > 0) && lambda_prev.size() == n && step_cuts_left > 0; --step_cuts_left) {
+        alpha *= 0.5;
+        lambda = lambda_prev + alpha * step;
+        sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
+      }
+      m.swap(m_prev);
+      const double gap = sweep.gap;
+      const double residual = std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(),
+                                       (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
       if (!std::isfinite(gap) || !std::isfinite(residual)) {
         if (lambda_prev.size() == n) {
           lambda = lambda_prev;
-          m = m_prev;
+          m.swap(m_prev);
           evaluate(lambda);
           finish_here();
         }
@@ -254,18 +228,7 @@ class IntervalBarrier {
       };
       if (out.newton_steps >= max_iterations) return give_up();
       ++out.newton_steps;
-      // Newton matrix [sum_T (m_T / r_T) g_T g_T^T + diag(0, sum_T m_T s_T s_T^T / (2 A_T))].
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) {
-          const double w = m(a, b) * m_r_inv(a, b), o = m_o(a, b);
-          d1(a, b) = w;
-          d2(a, b) = w * o;
-          d3(a, b) = w * o * o + 2 * m(a, b) * m_quarter_inv_A(a, b);
-        }
-      outer_block(d1, work, H.topLeftCorner(k, k));
-      outer_block(d2, work, H.topRightCorner(k, k));
-      H.bottomLeftCorner(k, k) = H.topRightCorner(k, k).transpose();
-      outer_block(d3, work, H.bottomRightCorner(k, k));
+      // The sweep built the Newton matrix at this iterate.
       llt.compute(H);
       // Near the optimum the matrix spans many orders of magnitude (m_T / r_T -> 0 or
       // infinity); if roundoff makes a pivot non-positive, a relative diagonal shift (a
@@ -276,132 +239,283 @@ class IntervalBarrier {
         llt.compute(shifted);
       }
       if (llt.info() != Eigen::Success) return give_up();
-      // Predictor (affine scaling): the Newton step for m_T r_T = 0.
-      c.setZero();
-      const double alpha_aff = std::min(1.0, direction(c, step_aff, dm_aff, q1a, q2a));
-      double gap_aff = 0;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a)
-          gap_aff += (m(a, b) + alpha_aff * dm_aff(a, b)) *
-                     (m_r(a, b) - alpha_aff * q1a(a, b) - alpha_aff * alpha_aff * q2a(a, b));
+      // Predictor (affine scaling): the Newton step for m_T r_T = 0. Its gap after a step t,
+      // sum_T (m_T + t dm_T)(r_T - t q1_T - t^2 q2_T), is a cubic in t whose coefficients the
+      // direction's pass sums, so no pass over the intervals is needed once t is known.
+      step_aff = llt.solve(rhs);
+      double g1 = 0, g2 = 0, g3 = 0;
+      const double alpha_aff = std::min(
+          1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
+            g1 += dmj * m_r[j] - m[j] * t.q1;
+            g2 += m[j] * t.q2 + dmj * t.q1;
+            g3 += dmj * t.q2;
+          }));
+      const double gap_aff = gap + alpha_aff * (g1 - alpha_aff * (g2 + alpha_aff * g3));
       // Mehrotra's corrector: centring weight (gap_aff / gap)^3 and the second-order term
-      // dm_aff * dr_aff (dr_aff = -q1a).
+      // dm_aff * dr_aff (dr_aff = -q1 of the predictor).
       const double ratio = std::clamp(gap_aff / gap, 0.0, 1.0);
-      const double mu = ratio * ratio * ratio * gap / J;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a) c(a, b) = mu + dm_aff(a, b) * q1a(a, b);
-      double alpha_max = direction(c, step, dm, q1, q2);
+      const double mu = ratio * ratio * ratio * gap / double(J);
+      const StepSums aff(step_aff, m_P.low);
+      step = llt.solve(centred_target(
+          rhs, [&](Index a, Index b, Index j) { return mu + dm_aff[j] * terms(aff, a, b, j).q1; }, c));
+      double alpha_max = newton_direction(step, &c, m, dm);
       // Gondzio's centrality correctors: aim at a longer step, push the products m_T r_T there
       // back into [0.1 mu, 10 mu]; each costs two triangular solves with the same factor.
       for (int corrector = 0; corrector < 2 && alpha_max < 1; ++corrector) {
         const double aim = std::min(1.0, 1.5 * alpha_max + 0.1);
-        for (Index b = 0; b < k; ++b)
-          for (Index a = 0; a <= b; ++a) {
-            const double v = (m(a, b) + aim * dm(a, b)) * (m_r(a, b) - aim * q1(a, b) - aim * aim * q2(a, b));
-            double shift = 0;
-            if (v < 0.1 * mu) shift = 0.1 * mu - v;
-            else if (v > 10 * mu) shift = std::max(10 * mu - v, -10 * mu);
-            c_try(a, b) = c(a, b) + shift;
-          }
-        const double alpha_try = direction(c_try, step_try, dm_try, q1t, q2t);
+        const StepSums current(step, m_P.low);
+        step_try = llt.solve(centred_target(
+            rhs,
+            [&](Index a, Index b, Index j) {
+              const Terms t = terms(current, a, b, j);
+              const double v = (m[j] + aim * dm[j]) * (m_r[j] - aim * t.q1 - aim * aim * t.q2);
+              double shift = 0;
+              if (v < 0.1 * mu) shift = 0.1 * mu - v;
+              else if (v > 10 * mu) shift = std::max(10 * mu - v, -10 * mu);
+              return c[j] + shift;
+            },
+            c_try));
+        const double alpha_try = newton_direction(step_try, &c_try, m, dm_try);
         if (!(alpha_try >= 1.01 * alpha_max)) break;
         std::swap(c, c_try);
         std::swap(step, step_try);
         std::swap(dm, dm_try);
-        std::swap(q1, q1t);
-        std::swap(q2, q2t);
         alpha_max = alpha_try;
       }
-      const double alpha = std::min(1.0, 0.99 * alpha_max);
+      alpha = std::min(1.0, 0.99 * alpha_max);
       if (!(alpha > 0)) return give_up();
       lambda_prev = lambda;
-      m_prev = m;
       lambda += alpha * step;
-      m += alpha * dm;
-      evaluate(lambda);
     }
   }
 
  private:
+  /// Slot of interval [a, b] in an interval array: rows 0..a-1 hold k + (k-1) + ... + (k-a+1)
+  /// entries.
+  Index slot(Index a, Index b) const { return a * m_k - a * (a - 1) / 2 + (b - a); }
+
+  /// Calls f(a, b, slot(a, b)) for every interval, in storage order.
+  template <typename F>
+  void for_each_interval(F&& f) const {
+    for (Index a = 0, j = 0; a < m_k; ++a)
+      for (Index b = a; b < m_k; ++b, ++j) f(a, b, j);
+  }
+
+  /// Reduced cost r, best output o and 1 / r of interval [a, b] (slot j) at the duals whose
+  /// interval sums are U (pi) and V (sigma); returns r.
+  double evaluate_interval(const IntervalDot& U, const IntervalDot& V, Index a, Index b, Index j) {
+    const double u = U(a, b), v = V(a, b);
+    const double h = 2 * m_B(a, b) + v;
+    const double scaled = h * m_quarter_inv_A[j];
+    m_o[j] = 2 * scaled;
+    m_r[j] = m_C(a, b) - u - h * scaled;
+    m_r_inv[j] = 1 / m_r[j];
+    return m_r[j];
+  }
+
+  /// Interval sums of the two halves (pi, sigma parts) of a dual step.
+  struct StepSums {
+    StepSums(const Eigen::VectorXd& step, double low)
+        : du(step.head(step.size() / 2), low), dv(step.tail(step.size() / 2), low) {}
+    IntervalDot du, dv;
+  };
+
   /// Along lambda + t * step, r_T(t) = r_T - t q1_T - t^2 q2_T exactly, with
   /// q1 = du + o dv (the linear change) and q2 = dv^2 / (4 A) >= 0.
-  void direction_terms(const Eigen::VectorXd& step, Eigen::MatrixXd& q1, Eigen::MatrixXd& q2) const {
-    const Index k = m_k;
-    const IntervalDot DU(step.head(k), m_P.low), DV(step.tail(k), m_P.low);
-    for (Index b = 0; b < k; ++b)
-      for (Index a = 0; a <= b; ++a) {
-        const double du = DU(a, b), dv = DV(a, b);
-        q1(a, b) = du + m_o(a, b) * dv;
-        q2(a, b) = dv * dv * m_quarter_inv_A(a, b);
+  struct Terms {
+    double q1, q2;
+  };
+  Terms terms(const StepSums& s, Index a, Index b, Index j) const {
+    const double du = s.du(a, b), dv = s.dv(a, b);
+    return {du + m_o[j] * dv, dv * dv * m_quarter_inv_A[j]};
+  }
+
+  /// Calls row(a, j) for every row a of the interval arrays (intervals [a, b], b = a..k-1, at
+  /// slots j..j+k-1-a), in storage order.
+  template <typename Row>
+  void for_each_row(Row&& row) const {
+    for (Index a = 0, j = 0; a < m_k; j += m_k - a, ++a) row(a, j);
+  }
+
+  /// Accumulates \f$S x\f$ for interval weights x fed row by row:
+  /// \f$(S x)_y = \ell \sum x + (1 - \ell) \sum_{a \le y \le b} x(a, b)\f$, from the sums of x by
+  /// first and by one-past-last label.
+  class PatternSum {
+   public:
+    explicit PatternSum(Index k) : m_starts(Eigen::VectorXd::Zero(k)), m_ends(Eigen::VectorXd::Zero(k + 1)) {}
+    /// Adds x(a, b) = row[b] for b = a..k-1 (a short loop over an L1-resident row buffer, so the
+    /// passes over the interval arrays keep their own loops simple).
+    void add_row(Index a, const Eigen::VectorXd& row) {
+      const Index k = m_starts.size();
+      double sum = 0;
+      for (Index b = a; b < k; ++b) {
+        sum += row[b];
+        m_ends[b + 1] += row[b];
       }
-  }
-
-  /// Largest t with r_T - t q1_T - t^2 q2_T > 0 for every T (r_T > 0 now).
-  double step_to_boundary(const Eigen::MatrixXd& q1, const Eigen::MatrixXd& q2) const {
-    double t_max = std::numeric_limits<double>::infinity();
-    for (Index b = 0; b < m_k; ++b)
-      for (Index a = 0; a <= b; ++a) {
-        const double c2 = q2(a, b), c1 = q1(a, b), r = m_r(a, b);
-        // Most intervals do not block the current t_max: r(t_max) > 0 skips the root.
-        if (!(c2 > 0 || c1 > 0) || r - t_max * (c1 + t_max * c2) > 0) continue;
-        const double t = c2 > 0 ? 2 * r / (c1 + std::sqrt(c1 * c1 + 4 * c2 * r))  // cancellation-free root
-                                : r / c1;
-        t_max = std::min(t_max, t);
+      m_starts[a] = sum;
+    }
+    Eigen::VectorXd result(double low) const {
+      const Index k = m_starts.size();
+      const double total = m_starts.sum();
+      Eigen::VectorXd out(k);
+      double run = 0;
+      for (Index y = 0; y < k; ++y) {
+        run += m_starts[y] - m_ends[y];
+        out[y] = low * total + (1 - low) * run;
       }
-    return t_max;
-  }
-
-  /// Largest t with m + t dm >= 0.
-  double primal_step(const Eigen::MatrixXd& m, const Eigen::MatrixXd& dm) const {
-    double t_max = std::numeric_limits<double>::infinity();
-    for (Index b = 0; b < m_k; ++b)
-      for (Index a = 0; a <= b; ++a)
-        if (dm(a, b) < 0 && m(a, b) + t_max * dm(a, b) < 0) t_max = -m(a, b) / dm(a, b);
-    return t_max;
-  }
-
-  /// Sum over intervals of d(a, b) s_T s_T^T, for the given weights d (k x k, a <= b; zero
-  /// below the diagonal). `work` is scratch space (k x k).
-  void outer_block(const Eigen::MatrixXd& d, Eigen::MatrixXd& work, Eigen::Ref<Eigen::MatrixXd> out) const {
-    const Index k = m_k;
-    const double low = m_P.low;
-    // work(a, v) = sum_{b >= v} d(a, b) (suffix sums of columns), then in place
-    // Q(u, v) = sum_{a <= u} work(a, v) for u <= v: the weight of the intervals holding u and v.
-    work.col(k - 1) = d.col(k - 1);
-    for (Index v = k - 2; v >= 0; --v) work.col(v) = d.col(v) + work.col(v + 1);
-    double total = 0;
-    for (Index v = 0; v < k; ++v) {
-      total += d.col(v).head(v + 1).sum();
-      double* col = work.col(v).data();
-      for (Index u = 1; u <= v; ++u) col[u] += col[u - 1];
+      return out;
     }
-    const double l2 = low * low * total, lh = low * (1 - low), h2 = (1 - low) * (1 - low);
-    for (Index v = 0; v < k; ++v) {
-      const double cv = work(v, v);
-      for (Index u = 0; u <= v; ++u) out(u, v) = l2 + lh * (work(u, u) + cv) + h2 * work(u, v);
-    }
-    for (Index v = 0; v < k; ++v)
-      for (Index u = v + 1; u < k; ++u) out(u, v) = out(v, u);
-  }
 
-  /// S x for interval weights x: (S x)_y = low * sum(x) + (1 - low) * sum_{a <= y <= b} x(a, b).
-  Eigen::VectorXd apply_S(const Eigen::MatrixXd& x) const {
-    const Index k = m_k;
-    Eigen::VectorXd diff = Eigen::VectorXd::Zero(k + 1);
-    double total = 0;
-    for (Index b = 0; b < k; ++b)
-      for (Index a = 0; a <= b; ++a) {
-        diff[a] += x(a, b);
-        diff[b + 1] -= x(a, b);
-        total += x(a, b);
+   private:
+    Eigen::VectorXd m_starts, m_ends;
+  };
+
+  /// Builds the lower triangle of the 2k x 2k matrix with blocks \f$\sum_T d_i(T) s_T s_T^T\f$
+  /// (i = 1: top left, 2: off-diagonal, 3: bottom right) from the weights d_i fed row by row.
+  ///
+  /// \f$s_T s_T^T\f$ for T = [a, b] is \f$\ell^2\f$ plus \f$\ell (1 - \ell)\f$ times the
+  /// indicators of \f$y \in T\f$ and \f$y' \in T\f$ plus \f$(1 - \ell)^2\f$ times that of
+  /// \f$a \le \min(y, y'), b \ge \max(y, y')\f$, so block i is
+  /// \f$\ell^2 D + \ell (1 - \ell) (Q(u, u) + Q(v, v)) + (1 - \ell)^2 Q(u, v)\f$ with D the total
+  /// weight and \f$Q(u, v) = \sum_{a \le u, b \ge v} d(a, b)\f$ (u <= v), a two-dimensional
+  /// cumulative sum. Row a adds d(a, .) to the column sums t(b) (then over a' <= a), whose
+  /// suffix sums over b >= v are Q(a, v): column a of the lower triangle, written as it comes.
+  /// finish() adds the diagonal terms (known only at the end) and mirrors the off-diagonal
+  /// block, which the lower triangle holds whole.
+  class NewtonBlocks {
+   public:
+    NewtonBlocks(Index k, Eigen::MatrixXd& H) : m_t(Eigen::MatrixXd::Zero(k, 3)), m_H(H) {}
+    /// Adds row a (rows in ascending order): d_i(a, b) = d[i][b] for b = a..k-1.
+    void add_row(Index a, const Eigen::VectorXd& d1, const Eigen::VectorXd& d2, const Eigen::VectorXd& d3) {
+      const Index k = m_t.rows();
+      double* t1 = m_t.col(0).data();
+      double* t2 = m_t.col(1).data();
+      double* t3 = m_t.col(2).data();
+      double s1 = 0, s2 = 0, s3 = 0;
+      for (Index b = k - 1; b >= a; --b) {
+        s1 += (t1[b] += d1[b]);
+        s2 += (t2[b] += d2[b]);
+        s3 += (t3[b] += d3[b]);
+        m_H(b, a) = s1;
+        m_H(k + b, a) = s2;
+        m_H(k + b, k + a) = s3;
       }
-    Eigen::VectorXd out(k);
-    double run = 0;
-    for (Index y = 0; y < k; ++y) {
-      run += diff[y];
-      out[y] = m_P.low * total + (1 - m_P.low) * run;
     }
-    return out;
+    void finish(double low) {
+      const Index k = m_t.rows();
+      const double lh = low * (1 - low), h2 = (1 - low) * (1 - low);
+      auto finish_block = [&](Eigen::Ref<Eigen::MatrixXd> block, double total) {
+        const Eigen::VectorXd diagonal = block.diagonal();
+        const double l2 = low * low * total;
+        for (Index u = 0; u < k; ++u)
+          for (Index v = u; v < k; ++v) block(v, u) = l2 + lh * (diagonal[u] + diagonal[v]) + h2 * block(v, u);
+      };
+      finish_block(m_H.topLeftCorner(k, k), m_t.col(0).sum());
+      finish_block(m_H.bottomLeftCorner(k, k), m_t.col(1).sum());
+      finish_block(m_H.bottomRightCorner(k, k), m_t.col(2).sum());
+      auto off = m_H.bottomLeftCorner(k, k);
+      off.template triangularView<Eigen::StrictlyUpper>() = off.transpose();
+    }
+
+   private:
+    Eigen::MatrixXd m_t;  ///< column sums of d_1, d_2, d_3 over the rows so far
+    Eigen::MatrixXd& m_H;
+  };
+
+  /// What the loop needs from the sweep: the gap \f$\sum_T m_T r_T\f$, the smallest r_T and
+  /// the primal rows' left-hand sides \f$S m\f$, \f$S (m o)\f$.
+  struct SweepResult {
+    double gap, min_r;
+    Eigen::VectorXd Sm, Smo;
+  };
+
+  /// One pass for the step and everything at the new point: `next` = m + alpha dm, the reduced
+  /// costs and outputs at `lambda` (evaluate()), the gap and primal rows, and the Newton matrix
+  /// \f$\sum_T (m_T / r_T) g_T g_T^T + \mathrm{diag}(0, \sum_T m_T s_T s_T^T / (2 A_T))\f$ with
+  /// \f$g_T = (s_T, o_T s_T)\f$ into H (lower triangle), built even if the loop then stops
+  /// (one pass's work) because fusing it saves re-reading four arrays.
+  SweepResult step_and_sweep(const Eigen::VectorXd& lambda, const Eigen::VectorXd& m, double alpha,
+                             const Eigen::VectorXd& dm, Eigen::VectorXd& next, Eigen::MatrixXd& H) {
+    const Index k = m_k;
+    const IntervalDot U(lambda.head(k), m_P.low), V(lambda.tail(k), m_P.low);
+    PatternSum Sm(k), Smo(k);
+    NewtonBlocks blocks(k, H);
+    Eigen::VectorXd x1(k), x2(k), d1(k), d2(k), d3(k);  // one row's values
+    double gap = 0, min_r = std::numeric_limits<double>::infinity();
+    for_each_row([&](Index a, Index j0) {
+      double row_gap = 0, row_min = min_r;
+      for (Index b = a, j = j0; b < k; ++b, ++j) {
+        const double mj = m[j] + alpha * dm[j];
+        next[j] = mj;
+        const double r = evaluate_interval(U, V, a, b, j);
+        row_gap += mj * r;
+        row_min = std::min(row_min, r);
+        const double o = m_o[j], w = mj * m_r_inv[j];
+        x1[b] = mj;
+        x2[b] = mj * o;
+        d1[b] = w;
+        d2[b] = w * o;
+        d3[b] = w * o * o + 2 * mj * m_quarter_inv_A[j];
+      }
+      gap += row_gap;
+      min_r = row_min;
+      Sm.add_row(a, x1);
+      Smo.add_row(a, x2);
+      blocks.add_row(a, d1, d2, d3);
+    });
+    blocks.finish(m_P.low);
+    return {gap, min_r, Sm.result(m_P.low), Smo.result(m_P.low)};
+  }
+
+  /// The right-hand side of the Newton system whose complementarity rows are
+  /// r_T dm_T + m_T dr_T = c_T - m_T r_T (primal rows: the full residual), with the centring
+  /// terms c_T = centring(a, b, j) (stored into `c` for newton_direction()): eliminating dm
+  /// leaves rhs - (S (c / r), S (o c / r)), summed in the same pass.
+  template <typename Centring>
+  Eigen::VectorXd centred_target(const Eigen::VectorXd& rhs, Centring&& centring, Eigen::VectorXd& c) const {
+    const Index k = m_k;
+    PatternSum St(k), So(k);
+    Eigen::VectorXd x1(k), x2(k);  // one row's values
+    for_each_row([&](Index a, Index j0) {
+      for (Index b = a, j = j0; b < k; ++b, ++j) {
+        const double cj = centring(a, b, j);
+        c[j] = cj;
+        x1[b] = cj * m_r_inv[j];
+        x2[b] = x1[b] * m_o[j];
+      }
+      St.add_row(a, x1);
+      So.add_row(a, x2);
+    });
+    Eigen::VectorXd target(rhs.size());
+    target.head(k) = rhs.head(k) - St.result(m_P.low);
+    target.tail(k) = rhs.tail(k) - So.result(m_P.low);
+    return target;
+  }
+
+  /// The primal part of the Newton direction with dual part `dl` and centring terms `c`
+  /// (nullptr: zero), \f$dm_T = (c_T + m_T q1_T) / r_T - m_T\f$, into `dm`; returns the largest
+  /// feasible step: r_T - t q1_T - t^2 q2_T > 0 and m_T + t dm_T >= 0 for every T. One pass;
+  /// `visit(j, terms, dm_j)` sees each interval's terms (the predictor sums its gap cubic).
+  template <typename Visit = void (*)(Index, const Terms&, double)>
+  double newton_direction(const Eigen::VectorXd& dl, const Eigen::VectorXd* c, const Eigen::VectorXd& m,
+                          Eigen::VectorXd& dm, Visit&& visit = [](Index, const Terms&, double) {}) const {
+    const StepSums sums(dl, m_P.low);
+    double t_dual = std::numeric_limits<double>::infinity(), t_primal = t_dual;
+    for_each_interval([&](Index a, Index b, Index j) {
+      const Terms t = terms(sums, a, b, j);
+      const double r = m_r[j], mj = m[j];
+      const double dmj = ((c ? (*c)[j] : 0.0) + mj * t.q1) * m_r_inv[j] - mj;
+      dm[j] = dmj;
+      visit(j, t, dmj);
+      // Most intervals do not block the current step: r(t_dual) > 0 skips the root.
+      if ((t.q2 > 0 || t.q1 > 0) && !(r - t_dual * (t.q1 + t_dual * t.q2) > 0)) {
+        const double root = t.q2 > 0 ? 2 * r / (t.q1 + std::sqrt(t.q1 * t.q1 + 4 * t.q2 * r))  // cancellation-free
+                                     : r / t.q1;
+        t_dual = std::min(t_dual, root);
+      }
+      if (dmj < 0 && mj + t_primal * dmj < 0) t_primal = -mj / dmj;
+    });
+    return std::min(t_dual, t_primal);
   }
 
   StaircaseColumn column_of(Index a, Index b, double output) const {
@@ -438,7 +552,7 @@ class IntervalBarrier {
       const auto [a, b] = active[std::size_t(j)];
       G.col(j).head(k).setConstant(m_P.low);
       G.col(j).head(k).segment(a, b - a + 1).setOnes();
-      G.col(j).tail(k) = m_o(a, b) * G.col(j).head(k);
+      G.col(j).tail(k) = m_o[slot(a, b)] * G.col(j).head(k);
     }
     return G;
   }
@@ -455,7 +569,7 @@ class IntervalBarrier {
   /// primal rows satisfied, outputs following sigma), quadratically convergent; if it fails or
   /// a weight turns negative, the crossover solution stands (its outputs are optimal to the
   /// interior point's accuracy, and the caller certifies the gap by exact pricing).
-  IntervalBarrierResult polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::MatrixXd& weights,
+  IntervalBarrierResult polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::VectorXd& weights,
                                Index max_polish, IntervalBarrierResult& out) {
     const Index k = m_k, n = 2 * k;
     evaluate(lambda);
@@ -469,7 +583,7 @@ class IntervalBarrier {
       std::vector<std::pair<Index, Index>> candidates;
       for (Index b = 0; b < k; ++b)
         for (Index a = 0; a <= b; ++a)
-          if (weights(a, b) > threshold * m_r(a, b)) candidates.emplace_back(a, b);
+          if (weights[slot(a, b)] > threshold * m_r[slot(a, b)]) candidates.emplace_back(a, b);
       const Index q = Index(candidates.size());
       if (q == 0 || q == tried) continue;  // empty, or the same set as the previous threshold
       tried = q;
@@ -482,7 +596,7 @@ class IntervalBarrier {
         // heaviest first, by column-pivoted QR.
         Eigen::VectorXd heavy(q);
         for (Index j = 0; j < q; ++j)
-          heavy[j] = weights(candidates[std::size_t(j)].first, candidates[std::size_t(j)].second);
+          heavy[j] = weights[slot(candidates[std::size_t(j)].first, candidates[std::size_t(j)].second)];
         Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(G * heavy.asDiagonal());
         const Index rank = std::min(qr.rank(), n);
         std::vector<Index> chosen;
@@ -514,7 +628,7 @@ class IntervalBarrier {
       lambda = lambda_polished;
       evaluate(lambda);
     }
-    for (std::size_t j = 0; j < basis.size(); ++j) outputs[j] = m_o(basis[j].first, basis[j].second);
+    for (std::size_t j = 0; j < basis.size(); ++j) outputs[j] = m_o[slot(basis[j].first, basis[j].second)];
     out.converged = true;
     out.duals = lambda;
     out.weights = m;
@@ -613,10 +727,10 @@ class IntervalBarrier {
 
   const UnbiasedProblem& m_P;
   Index m_k;
-  Eigen::MatrixXd m_A, m_B, m_C;  ///< per interval (a, b): sums of s p, s p y, s p y^2
-  Eigen::MatrixXd m_quarter_inv_A;  ///< 1 / (4 A) per interval
-  Eigen::MatrixXd m_r, m_o;       ///< reduced cost and best output at the last evaluate()
-  Eigen::MatrixXd m_r_inv;        ///< 1 / r at the last evaluate()
+  IntervalDot m_A, m_B, m_C;          ///< per interval (a, b): sums of s p, s p y, s p y^2
+  Eigen::VectorXd m_quarter_inv_A;    ///< 1 / (4 A) per interval (interval array)
+  Eigen::VectorXd m_r, m_o;           ///< reduced cost and best output at the last evaluate()
+  Eigen::VectorXd m_r_inv;            ///< 1 / r at the last evaluate()
 };
 
 }  // namespace labeldp::detail
