@@ -83,9 +83,10 @@ class IntervalDot {
 ///
 /// Per-interval values live in packed *interval arrays* (Eigen::VectorXd of k(k+1)/2 entries):
 /// row a (the intervals starting at label a) holds b = a..k-1 contiguously (slot()). Every step's
-/// O(k^2) work is a few streaming passes over such arrays, each fusing everything that can be
-/// computed from the same data: at k = 401 an array is 0.6 MB, so the passes are limited by
-/// memory traffic, and the number of arrays read and written per pass is what counts.
+/// O(k^2) work is a few streaming passes over such arrays (one sweep for the step, the new point
+/// and the Newton matrix; two per Newton direction), each fusing everything that is computed from
+/// the same data: per interval the work is a few flops, so the cost is the number of passes and
+/// of arrays each reads and writes (at k = 401 an array is 0.6 MB, a k x k matrix 1.3 MB).
 class IntervalBarrier {
  public:
   explicit IntervalBarrier(const UnbiasedProblem& P)
@@ -101,6 +102,7 @@ class IntervalBarrier {
     for_each_interval([&](Index a, Index b, Index j) { m_quarter_inv_A[j] = 0.25 / m_A(a, b); });
   }
 
+  /// Number of interval patterns, k(k+1)/2: the length of an interval array.
   Index num_patterns() const { return m_k * (m_k + 1) / 2; }
 
   /// Reduced costs r and best outputs o of every interval at the duals (pi, sigma); returns the
