@@ -322,6 +322,26 @@ TEST_CASE("simplex: Klee-Minty cubes", "[simplex][klee_minty]") {
   }
 }
 
+TEST_CASE("simplex: without reduced costs the solve is the same and the field is empty", "[simplex]") {
+  // SimplexOptions::compute_reduced_costs = false only skips the final c - A^T y product.
+  std::mt19937_64 rng(8);
+  for (int t = 0; t < 20; ++t) {
+    const LinearProgram lp = random_lp(rng, t % 4);
+    RevisedSimplex with(lp);
+    SimplexOptions opt;
+    opt.compute_reduced_costs = false;
+    RevisedSimplex without(lp, opt);
+    const SimplexResult a = with.solve(), b = without.solve();
+    INFO("lp " << t);
+    REQUIRE(a.status == b.status);
+    REQUIRE(a.iterations == b.iterations);
+    REQUIRE(a.x == b.x);
+    REQUIRE(a.duals == b.duals);
+    REQUIRE(a.reduced_costs.size() == lp.A.cols());
+    REQUIRE(b.reduced_costs.size() == 0);
+  }
+}
+
 TEST_CASE("simplex: iteration limit is reported as a status", "[simplex]") {
   std::mt19937_64 rng(5);
   LinearProgram lp;

@@ -453,7 +453,9 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
       out[artificial + Index(j)] = P.low * (all_pi + o * all_sigma) + (1 - P.low) * inside;
     }
   };
-  optim::RevisedSimplex master(std::move(lp), options.simplex);
+  optim::SimplexOptions simplex_options = options.simplex;
+  simplex_options.compute_reduced_costs = false;  // the pricing below works from the duals
+  optim::RevisedSimplex master(std::move(lp), simplex_options);
   master.set_transpose_product(product);
   {
     // Crash basis (Proposition 7): when the initial columns hold the prefixes of length

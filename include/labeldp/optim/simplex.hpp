@@ -98,6 +98,10 @@ struct SimplexOptions {
   /// Bland's rule (which cannot cycle) until a pivot makes progress. Bland's rule is slow on
   /// massively degenerate LPs (the mechanism LP), so it is a fallback, not the default.
   Index degenerate_pivots_before_bland = 500;
+  /// Whether solve() fills SimplexResult::reduced_costs (an O(mn) dense product per solve).
+  /// Column generation that prices its own columns from the duals can turn it off: the
+  /// unbiased-randomizer master re-solves after every round with up to a thousand columns.
+  bool compute_reduced_costs = true;
 };
 
 /// Result of RevisedSimplex::solve().
@@ -105,7 +109,7 @@ struct SimplexResult {
   SolveStatus status = SolveStatus::NumericalIssue;  ///< outcome
   Eigen::VectorXd x;              ///< primal values (n); the last basic solution if not optimal
   Eigen::VectorXd duals;          ///< row duals y (m): reduced costs are \f$c - A^T y\f$
-  Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n)
+  Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n); empty when SimplexOptions::compute_reduced_costs is off (and the LP has rows)
   double objective = std::numeric_limits<double>::quiet_NaN();  ///< \f$c^T x\f$
   Index iterations = 0;           ///< pivots made by this solve (both phases)
   bool warm_started = false;      ///< true when phase 2 continued from the previous basis or from set_basis()
@@ -731,7 +735,7 @@ class RevisedSimplex {
         refined_solve(B, cb, true, result.duals);
       }
     }
-    result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
+    if (m_options.compute_reduced_costs) result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
     result.objective = m_lp.c.dot(result.x);
     return result;
   }
