@@ -259,3 +259,19 @@ TEST_CASE("Rows off from 1 are fixed by scaling whole outputs, which keeps the a
   }
   CHECK(naive_worse >= 3);  // the plain division would have failed the audit
 }
+
+TEST_CASE("The crash basis's staircase inverse in closed form inverts the prefix staircase matrix",
+          "[unbiased]") {
+  for (const Index k : {Index(2), Index(3), Index(7), Index(52)}) {
+    for (const double eps : {0.1, 1.0, 8.0}) {
+      const double low = std::exp(-eps);
+      Eigen::MatrixXd S(k, k);
+      for (Index len = 0; len < k; ++len)
+        for (Index i = 0; i < k; ++i) S(i, len) = i < len ? 1.0 : low;
+      const Eigen::MatrixXd inv = labeldp::detail::prefix_staircase_inverse(k, low);
+      INFO("k " << k << " eps " << eps);
+      CHECK((S * inv - Eigen::MatrixXd::Identity(k, k)).cwiseAbs().maxCoeff() <= 1e-12 * std::exp(eps));
+      CHECK((inv - S.partialPivLu().inverse()).cwiseAbs().maxCoeff() <= 1e-9 * std::exp(eps));
+    }
+  }
+}

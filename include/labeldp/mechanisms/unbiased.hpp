@@ -364,6 +364,26 @@ struct StaircaseMaster {
 /// is feasible from the start even when the initial columns are not; a final solution that
 /// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
 /// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
+/// Inverse of the k x k prefix staircase matrix \f$S(i, \ell) = 1\f$ if \f$i < \ell\f$, else
+/// `low` (\f$\ell = 0..k-1\f$: column \f$\ell\f$ is the pattern of the first \f$\ell\f$
+/// labels), in closed form, O(k^2). Consecutive columns differ by \f$(1 - low) e_{\ell-1}\f$,
+/// so \f$S = M D^{-1}\f$ with D the upper bidiagonal difference matrix and
+/// \f$M = [low \cdot 1, (1 - low) e_0, \ldots, (1 - low) e_{k-2}]\f$, whose inverse is
+/// explicit: \f$S^{-1} = D M^{-1}\f$ has rows \f$e_{k-1}/low - (e_0 - e_{k-1})/(1 - low)\f$,
+/// then \f$(e_{\ell-1} - e_\ell)/(1 - low)\f$ for \f$\ell = 1..k-2\f$, and
+/// \f$(e_{k-2} - e_{k-1})/(1 - low)\f$. Requires k >= 2 and 0 < low < 1.
+inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
+  Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(k, k);
+  const double h = 1 / (1 - low);
+  inv(0, k - 1) = 1 / low + h;
+  inv(0, 0) -= h;
+  for (Index len = 1; len < k; ++len) {
+    inv(len, len - 1) += h;
+    inv(len, len == k - 1 ? k - 1 : len) -= h;
+  }
+  return inv;
+}
+
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial,
                                        LossAt&& loss_of, Price&& price, const UnbiasedOptions& options,
@@ -494,13 +514,9 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
         // S_lo, S_hi the k x k prefix and suffix staircase matrices, so its inverse is
         // diag(S_lo^-1, S_hi^-1) [hi I, -I; -lo I, I] / (hi - lo): two k x k inverses, an
         // eighth of the O((2k)^3) factorization each (the simplex checks it before use).
-        Eigen::MatrixXd s_lo(k, k), s_hi(k, k);
-        for (Index len = 0; len < k; ++len)
-          for (Index i = 0; i < k; ++i) {
-            s_lo(i, len) = i < len ? 1.0 : P.low;
-            s_hi(i, len) = i >= k - len ? 1.0 : P.low;
-          }
-        const Eigen::MatrixXd inv_lo = s_lo.partialPivLu().inverse(), inv_hi = s_hi.partialPivLu().inverse();
+        // S_hi is S_lo with its rows reversed, so its inverse is S_lo^-1 with its columns reversed.
+        const Eigen::MatrixXd inv_lo = prefix_staircase_inverse(k, P.low);
+        const Eigen::MatrixXd inv_hi = inv_lo.rowwise().reverse();
         Eigen::MatrixXd inverse(2 * k, 2 * k);
         inverse << hi * inv_lo, -inv_lo, -lo * inv_hi, inv_hi;
         inverse /= hi - lo;
