@@ -237,18 +237,15 @@ TEST_CASE("Rows off from 1 are fixed by scaling whole outputs, which keeps the a
     REQUIRE(exact.optimal());
     const auto P = labeldp::detail::make_unbiased_problem(prior, eps, 0.0);
     const Index k = prior.size(), n = exact.mechanism.num_outputs();
-    std::vector<double> outs(static_cast<std::size_t>(n));
-    std::vector<Index> keep(static_cast<std::size_t>(n));
-    std::vector<Eigen::VectorXd> cols(static_cast<std::size_t>(n));
+    Eigen::MatrixXd fixed(k, n);
+    Eigen::VectorXd scaled_outputs(n);
     for (Index j = 0; j < n; ++j) {
-      outs[std::size_t(j)] = exact.mechanism.outputs()[j];
-      keep[std::size_t(j)] = j;
-      cols[std::size_t(j)] = exact.mechanism.probabilities().col(j) * (1 + 1e-9 * double(j % 3 - 1));
+      scaled_outputs[j] = (exact.mechanism.outputs()[j] - P.shift) / P.scale;
+      fixed.col(j) = exact.mechanism.probabilities().col(j) * (1 + 1e-9 * double(j % 3 - 1));
     }
-    labeldp::Matrix<> naive(k, n), fixed(k, n);
-    for (Index j = 0; j < n; ++j) naive.col(j) = fixed.col(j) = cols[std::size_t(j)];
+    Eigen::MatrixXd naive = fixed;
     for (Index i = 0; i < k; ++i) naive.row(i) /= naive.row(i).sum();
-    labeldp::detail::rescale_columns_to_rows(P, outs, keep, cols, fixed);
+    labeldp::detail::rescale_columns_to_rows(P, scaled_outputs, fixed);
     const double audited = labeldp::audit_epsilon(exact.mechanism);
     CHECK(labeldp::audit_epsilon(fixed) <= audited * (1 + 1e-13));
     naive_worse += labeldp::audit_epsilon(naive) > audited * (1 + 1e-12);

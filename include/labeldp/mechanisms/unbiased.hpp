@@ -357,13 +357,6 @@ struct StaircaseMaster {
   Index iterations = 0;
 };
 
-/// Column generation on the staircase master: `loss_of(column)` gives the per-label loss
-/// vector at the column's output (scaled units), `price(duals, tol)` the improving columns.
-///
-/// With `penalty` > 0 the master also holds 2m artificial columns \f$\pm e_r\f$ of that cost, so it
-/// is feasible from the start even when the initial columns are not; a final solution that
-/// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
-/// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
 /// Inverse of the k x k prefix staircase matrix \f$S(i, \ell) = 1\f$ if \f$i < \ell\f$, else
 /// `low` (\f$\ell = 0..k-1\f$: column \f$\ell\f$ is the pattern of the first \f$\ell\f$
 /// labels), in closed form, O(k^2). Consecutive columns differ by \f$(1 - low) e_{\ell-1}\f$,
@@ -384,6 +377,13 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
   return inv;
 }
 
+/// Column generation on the staircase master: `loss_of(column)` gives the per-label loss
+/// vector at the column's output (scaled units), `price(duals, tol)` the improving columns.
+///
+/// With `penalty` > 0 the master also holds 2m artificial columns \f$\pm e_r\f$ of that cost, so it
+/// is feasible from the start even when the initial columns are not; a final solution that
+/// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
+/// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial,
                                        LossAt&& loss_of, Price&& price, const UnbiasedOptions& options,
@@ -599,47 +599,40 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   }
 }
 
-/// Turns the master's solution into a FiniteMechanism in original units: re-solves the square
-/// system on the support (removing the simplex's tolerance-level residuals), merges columns
-/// on the same output, drops outputs without probability, renormalizes rows.
 /// Row sums of a staircase mechanism off from 1 by more than roundoff (weights clamped at zero
 /// after a simplex tolerance, a degenerate basis) must not be fixed by dividing each row by its
 /// sum: that multiplies the ratio between two rows by the ratio of their sums, and the exact
 /// audit would see eps exceeded by that much. Scaling whole columns (outputs) leaves every
-/// column's ratios, hence the privacy, untouched: the minimum-norm column scales that make the
-/// rows sum to 1 and keep the conditional means (scaled units), or the rows alone if that is
-/// not solvable, replace `probs` when they are positive and reach roundoff.
-template <typename Scalar>
-void rescale_columns_to_rows(const UnbiasedProblem& P, const std::vector<double>& outs, const std::vector<Index>& keep,
-                             const std::vector<Eigen::VectorXd>& cols, Matrix<Scalar>& probs) {
-  const Index k = P.num_labels(), n = Index(keep.size());
-  Eigen::MatrixXd C(k, n);
-  Eigen::VectorXd o(n);
-  for (Index j = 0; j < n; ++j) {
-    C.col(j) = cols[std::size_t(keep[std::size_t(j)])];
-    o[j] = (outs[std::size_t(keep[std::size_t(j)])] - P.shift) / P.scale;
-  }
-  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(k);
-  if ((C * Eigen::VectorXd::Ones(n) - ones).cwiseAbs().maxCoeff() <= 1e-14) return;
+/// column's ratios, hence the privacy, untouched. `columns` (k x n, one column per output at
+/// the scaled `outputs`) are rescaled in place by the minimum-norm scales that make the rows sum
+/// to 1 and keep the conditional means, or the rows alone if that is not solvable, when those
+/// scales are positive and reach roundoff; otherwise they are left as they are.
+inline void rescale_columns_to_rows(const UnbiasedProblem& P, const Eigen::VectorXd& outputs, Eigen::MatrixXd& columns) {
+  const Index k = P.num_labels(), n = columns.cols();
+  const Eigen::VectorXd unit_scales = Eigen::VectorXd::Ones(n), ones = Eigen::VectorXd::Ones(k);
+  if ((columns * unit_scales - ones).cwiseAbs().maxCoeff() <= 1e-14) return;
   for (const bool with_means : {true, false}) {
     const Index rows = with_means ? 2 * k : k;
     Eigen::MatrixXd E(rows, n);
     Eigen::VectorXd f(rows);
-    E.topRows(k) = C;
+    E.topRows(k) = columns;
     f.head(k) = ones;
     if (with_means) {
-      E.bottomRows(k) = C * o.asDiagonal();
+      E.bottomRows(k) = columns * outputs.asDiagonal();
       f.tail(k) = P.labels;
     }
-    const Eigen::VectorXd scales =
-        Eigen::VectorXd::Ones(n) + E.completeOrthogonalDecomposition().solve(f - E * Eigen::VectorXd::Ones(n));
+    const Eigen::VectorXd scales = unit_scales + E.completeOrthogonalDecomposition().solve(f - E * unit_scales);
     if (!scales.allFinite() || !(scales.minCoeff() > 0.5)) continue;
-    if ((C * scales - ones).cwiseAbs().maxCoeff() > 1e-14) continue;
-    for (Index j = 0; j < n; ++j) probs.col(j) = (C.col(j) * scales[j]).template cast<Scalar>();
+    if ((columns * scales - ones).cwiseAbs().maxCoeff() > 1e-14) continue;
+    columns *= scales.asDiagonal();
     return;
   }
 }
 
+/// Turns the master's solution into a FiniteMechanism in original units: re-solves the square
+/// system on the support (removing the simplex's tolerance-level residuals), merges columns
+/// on the same output, drops outputs without probability, rescales outputs so that rows sum to
+/// 1 (rescale_columns_to_rows()), and divides out the last roundoff.
 template <typename Scalar, typename Loss>
 UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P,
                                        StaircaseMaster& S, const std::vector<double>& original_outputs_of_grid,
@@ -710,12 +703,15 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
     return result;
   }
   Vector<Scalar> outputs(Index(keep.size()));
-  Matrix<Scalar> probs(k, Index(keep.size()));
+  Eigen::MatrixXd kept(k, Index(keep.size()));
+  Eigen::VectorXd scaled_outputs(Index(keep.size()));
   for (std::size_t t = 0; t < keep.size(); ++t) {
     outputs[Index(t)] = Scalar(outs[std::size_t(keep[t])]);
-    for (Index i = 0; i < k; ++i) probs(i, Index(t)) = Scalar(cols[std::size_t(keep[t])][i]);
+    scaled_outputs[Index(t)] = (outs[std::size_t(keep[t])] - P.shift) / P.scale;
+    kept.col(Index(t)) = cols[std::size_t(keep[t])];
   }
-  rescale_columns_to_rows(P, outs, keep, cols, probs);
+  rescale_columns_to_rows(P, scaled_outputs, kept);
+  Matrix<Scalar> probs = kept.cast<Scalar>();
   for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
   result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
   result.expected_loss = result.mechanism.expected_loss(prior, loss);

@@ -546,16 +546,25 @@ class IntervalBarrier {
     Eigen::VectorXd solve(const Eigen::VectorXd& v) const { return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v)); }
   };
 
+  /// The staircase vectors s_T of the intervals `active`, one per column (k x q).
+  Eigen::MatrixXd staircase_block(const std::vector<std::pair<Index, Index>>& active) const {
+    Eigen::MatrixXd S(m_k, Index(active.size()));
+    for (Index j = 0; j < S.cols(); ++j) {
+      const auto [a, b] = active[std::size_t(j)];
+      S.col(j).setConstant(m_P.low);
+      S.col(j).segment(a, b - a + 1).setOnes();
+    }
+    return S;
+  }
+
   /// G for the intervals `active` (column j = (s_T, o_T s_T)) at the outputs of the last evaluate().
   Eigen::MatrixXd active_matrix(const std::vector<std::pair<Index, Index>>& active) const {
-    const Index k = m_k, q = Index(active.size());
-    Eigen::MatrixXd G(2 * k, q);
-    for (Index j = 0; j < q; ++j) {
-      const auto [a, b] = active[std::size_t(j)];
-      G.col(j).head(k).setConstant(m_P.low);
-      G.col(j).head(k).segment(a, b - a + 1).setOnes();
-      G.col(j).tail(k) = m_o[slot(a, b)] * G.col(j).head(k);
-    }
+    const Index k = m_k;
+    const Eigen::MatrixXd S = staircase_block(active);
+    Eigen::MatrixXd G(2 * k, S.cols());
+    G.topRows(k) = S;
+    for (Index j = 0; j < S.cols(); ++j)
+      G.col(j).tail(k) = m_o[slot(active[std::size_t(j)].first, active[std::size_t(j)].second)] * S.col(j);
     return G;
   }
 
@@ -571,8 +580,8 @@ class IntervalBarrier {
   /// primal rows satisfied, outputs following sigma), quadratically convergent; if it fails or
   /// a weight turns negative, the crossover solution stands (its outputs are optimal to the
   /// interior point's accuracy, and the caller certifies the gap by exact pricing).
-  IntervalBarrierResult polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::VectorXd& weights,
-                               Index max_polish, IntervalBarrierResult& out) {
+  void polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::VectorXd& weights, Index max_polish,
+              IntervalBarrierResult& out) {
     const Index k = m_k, n = 2 * k;
     evaluate(lambda);
     const double scale = 1 + rhs.cwiseAbs().maxCoeff();
@@ -618,7 +627,7 @@ class IntervalBarrier {
         break;
       }
     }
-    if (!found) return out;
+    if (!found) return;
     m = m.cwiseMax(0.0);
     // Polish from the crossover point; keep the crossover solution if it does not succeed.
     Eigen::VectorXd m_polished = m, lambda_polished = lambda;
@@ -642,7 +651,6 @@ class IntervalBarrier {
       // cost = sum_y s_y p_y (o - y)^2 = A o^2 - 2 B o + C.
       out.primal_objective += m[Index(j)] * (m_A(a, b) * o * o - 2 * m_B(a, b) * o + m_C(a, b));
     }
-    return out;
   }
 
   /// Newton iterations for a fixed active set; true when the residual fell below roundoff level.
@@ -659,13 +667,10 @@ class IntervalBarrier {
                         IntervalBarrierResult& out) {
     const Index k = m_k, n = 2 * k, q = Index(active.size()), p = n - q;
     if (q == 0 || p < 0) return false;
-    const double low = m_P.low;
-    Eigen::MatrixXd S(k, q);
+    const Eigen::MatrixXd S = staircase_block(active);
     Eigen::VectorXd A(q), B(q), C(q);
     for (Index j = 0; j < q; ++j) {
       const auto [a, b] = active[std::size_t(j)];
-      S.col(j).setConstant(low);
-      S.col(j).segment(a, b - a + 1).setOnes();
       A[j] = m_A(a, b);
       B[j] = m_B(a, b);
       C[j] = m_C(a, b);
