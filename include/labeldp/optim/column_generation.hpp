@@ -1,117 +1,350 @@
 /// \file
-/// Column generation on a RevisedSimplex master problem: solve the master, ask a pricing
-/// oracle for columns with negative reduced cost under the current duals, add them, re-solve
-/// warm, until the oracle has none (then the master's duals certify optimality for the full LP).
+/// The library's one column-generation engine: a RevisedSimplex restricted master, an exact
+/// pricing oracle, Wentges dual smoothing, and a certificate at the end of every solve (a
+/// Lagrangian lower bound and the relative gap), so that SolveStatus::Optimal is reported only
+/// when it is proved. Every LP of the library that is solved by column generation (the
+/// optimal-mechanism LP (2) of Ghazi et al. 2023 and the unbiased-randomizer LP of Badanidiyuru
+/// et al. 2023, Alg. 1, in staircase form) runs on solve_by_column_generation().
 #pragma once
 
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <concepts>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
-#include <Eigen/Core>
-
+#include "labeldp/core/validate.hpp"
 #include "labeldp/optim/simplex.hpp"
 
 namespace labeldp::optim {
 
-/// Columns returned by a pricing oracle: an m x t block and its t costs (t = 0: none).
+/// What a pricing oracle returns for one dual vector y: candidate columns and, for exact
+/// pricing, the minimum reduced cost over the whole column space it searched.
 struct PricedColumns {
-  Eigen::MatrixXd A;  ///< m x t new columns
-  Eigen::VectorXd c;  ///< t costs
+  Eigen::MatrixXd A;  ///< m x t candidate columns (t = 0: none)
+  Eigen::VectorXd c;  ///< their t costs
+  /// \f$\min_j (c_j - a_j^T y)\f$ over EVERY column of the full LP (those already in the
+  /// master included), at the duals y the oracle was called with. This is what makes the
+  /// answer certifiable: the engine turns it into the Lagrangian bound
+  /// \f$b^T y + \kappa \min(0, \text{min\_reduced\_cost})\f$. NaN (the default) means the
+  /// oracle is not exact (a heuristic): then no bound comes from this call, and running out of
+  /// columns ends the solve without proof (SolveStatus::NumericalIssue, see
+  /// solve_by_column_generation()). The engine also takes the minimum with the reduced costs it
+  /// computes itself for the returned columns, so an oracle cannot overstate it with the very
+  /// columns it returns.
+  double min_reduced_cost = std::numeric_limits<double>::quiet_NaN();
 };
 
-/// Options of solve_by_column_generation().
+/// Options of solve_by_column_generation(). Every field has a documented default; check()
+/// throws std::invalid_argument naming the first bad field.
 struct ColumnGenerationOptions {
-  /// Stop (with the master's last status replaced by SolveStatus::IterationLimit) after this
-  /// many pricing rounds.
+  /// Rounds that append columns before the solve stops with SolveStatus::IterationLimit
+  /// (>= 0). With 0 the master is solved and priced once: Optimal if that already proves
+  /// optimality, IterationLimit otherwise (with the bound and gap of that one pricing).
   Index max_rounds = 10000;
-  /// Options of the master's simplex solves. Used only for documentation by
-  /// solve_by_column_generation() (the master was built with its own options); the mechanism
-  /// builders pass them to the RevisedSimplex they construct.
+  /// Wall-clock limit in seconds for the whole solve (>= 0; +infinity = none). Checked after
+  /// every pricing round; every master solve after the first receives the remaining time
+  /// (RevisedSimplex::set_time_limit()). The FIRST master solve is not limited by it, since
+  /// without it there is neither a feasible solution nor a bound to return: time_limit = 0
+  /// gives one solve, one pricing, and SolveStatus::TimeLimit (unless that already certifies
+  /// the optimum) with the first master's solution and its bound.
+  double time_limit = std::numeric_limits<double>::infinity();
+  /// Stop with SolveStatus::Optimal when the best Lagrangian bound L satisfies
+  /// \f$z - L \le \text{gap\_tolerance} \cdot |z|\f$, z the master objective (relative gap;
+  /// finite, >= 0).
+  double gap_tolerance = 1e-9;
+  /// \f$\kappa\f$: an upper bound on \f$\sum_j x_j\f$ over the oracle-priced variables of some
+  /// optimal solution of the full LP, so that \f$b^T y + \kappa \min(0, \min_j \bar c_j)\f$ is
+  /// a valid lower bound (Lagrangian relaxation; Lübbecke and Desrosiers 2005, Sec. 2.1). The
+  /// caller derives it from its rows: LP (2) of Ghazi et al. 2023 has rows \f$\sum_j a_{yj} x_j =
+  /// 1\f$ with entries \f$a_{yj} \ge 1\f$, so \f$\kappa = 1\f$; the unbiased staircase master has
+  /// entries \f$\ge e^{-\varepsilon}\f$ in rows summing to 1, so \f$\kappa = e^{\varepsilon}\f$
+  /// (1 / UnbiasedProblem::low). +infinity (the default) means unknown: a bound then exists only
+  /// where no reduced cost is negative. Positive, may be +infinity.
+  double column_sum_bound = std::numeric_limits<double>::infinity();
+  /// Wentges dual smoothing weight \f$\alpha \in [0, 1)\f$: pricing is done at
+  /// \f$\alpha\, y_{center} + (1 - \alpha)\, y_{master}\f$, \f$y_{center}\f$ the duals with the best
+  /// Lagrangian bound so far (Wentges 1997; Pessoa et al. 2018, "mispricing"). When no column
+  /// priced there improves the master, the round is priced again at the master's own duals, so
+  /// the stopping test is always the exact one. 0 (the default) = plain column generation.
+  /// Smoothing needs a finite column_sum_bound (no bound, no center).
+  double dual_smoothing = 0;
+  /// At most this many columns are appended per round, those with the most negative reduced
+  /// cost at the master's duals first; 0 (the default) = all that improve.
+  Index max_columns_per_round = 0;
+  /// Simplex options for callers that build the master from these options (the engine itself
+  /// uses the master's own options, RevisedSimplex::options()); checked by check().
   SimplexOptions simplex{};
+
+  /// \throws std::invalid_argument naming the first field out of range, e.g.
+  ///         "'gap_tolerance' must be finite and non-negative, got -1".
+  void check() const {
+    if (max_rounds < 0) labeldp::detail::fail_parameter("max_rounds", "must be >= 0", double(max_rounds));
+    if (std::isnan(time_limit) || time_limit < 0)
+      labeldp::detail::fail_parameter("time_limit", "must be >= 0 seconds (infinity = no limit)", time_limit);
+    validate_finite_nonnegative("gap_tolerance", gap_tolerance);
+    if (std::isnan(column_sum_bound) || !(column_sum_bound > 0))
+      labeldp::detail::fail_parameter("column_sum_bound", "must be positive (infinity = unknown)", column_sum_bound);
+    if (!(dual_smoothing >= 0 && dual_smoothing < 1))
+      labeldp::detail::fail_parameter("dual_smoothing", "must be in [0, 1)", dual_smoothing);
+    if (max_columns_per_round < 0)
+      labeldp::detail::fail_parameter("max_columns_per_round", "must be >= 0 (0 = all)", double(max_columns_per_round));
+  }
 };
 
 /// Result of solve_by_column_generation().
 struct ColumnGenerationResult {
-  SimplexResult master;  ///< the final master solve (x over all master columns, duals)
-  Index rounds = 0;      ///< pricing rounds (calls of the oracle)
-  Index columns = 0;     ///< columns added by the oracle in total
+  /// Optimal (proved, see solve_by_column_generation()), IterationLimit, TimeLimit,
+  /// NumericalIssue (pricing ran out of columns without proving optimality), or the status of a
+  /// master solve that did not end optimal (Infeasible, Unbounded, ...).
+  SolveStatus status = SolveStatus::NumericalIssue;
+  /// The best master solution: the last master solve that ended optimal, so `x` is feasible
+  /// for the full LP (padded with zeros for columns appended after it) and `objective` is an
+  /// upper bound on its optimum; `duals` are that master's duals. If the very first master
+  /// solve failed, that failed solve. `iterations` counts that one solve only.
+  SimplexResult master;
+  /// The best certified lower bound on the full LP's optimum (Lagrangian bound, see
+  /// ColumnGenerationOptions::column_sum_bound), capped at master.objective; -infinity when
+  /// none was obtained.
+  double lower_bound = -std::numeric_limits<double>::infinity();
+  /// Relative gap (master.objective - lower_bound) / |master.objective| (0 when the bound
+  /// meets the objective; +infinity without a bound or when the objective is 0 and the bound
+  /// below it).
+  double gap = std::numeric_limits<double>::infinity();
+  /// The duals at which `lower_bound` was obtained (empty when none).
+  Eigen::VectorXd bound_duals;
+  Index rounds = 0;         ///< rounds that appended columns
+  Index pricing_calls = 0;  ///< calls of the oracle (a mispriced round calls it twice)
+  Index columns = 0;        ///< columns appended in total
+  Index iterations = 0;     ///< simplex pivots over all master solves
+  double seconds = 0;       ///< wall-clock time of the solve
 };
 
-/// A pricing oracle: maps the master's row duals to the columns to add.
+/// A pricing oracle: maps a dual vector (m entries) to PricedColumns.
 template <typename P>
 concept PricingOracle = requires(P& p, const Eigen::VectorXd& duals) {
   { p(duals) } -> std::convertible_to<PricedColumns>;
 };
 
-/// Column generation (Dantzig-Wolfe / Gilmore-Gomory): repeat { solve the master (warm after
-/// the first round); columns = pricing(duals); if none, stop; add them }.
+/// The default column callback of solve_by_column_generation(): ignores the appended columns.
+struct IgnoreAppendedColumns {
+  /// Does nothing.
+  void operator()(const std::vector<Index>& /*picked*/, Index /*first_column*/) const {}
+};
+
+/// Column generation (Dantzig-Wolfe / Gilmore-Gomory) with a certificate.
 ///
-/// The oracle must return only columns whose reduced cost \f$c_j - a_j^T y\f$ is negative
-/// (beyond the master's dual tolerance) and return none exactly when no column of the full
-/// problem has a negative reduced cost: then the final duals are dual feasible for the full
-/// LP, which proves the master's optimum is the full LP's optimum. If the oracle returns only
-/// columns that do not improve, the loop stops too (a safeguard against an oracle whose
-/// tolerance is looser than the master's).
+/// Round r: solve the master (warm from the previous basis, RevisedSimplex::add_columns());
+/// y_m = its duals, projected onto the dual sign constraints (>= 0 for GreaterEqual rows,
+/// <= 0 for LessEqual rows; a roundoff-level change) so that every Lagrangian bound is valid.
+/// Price at y = alpha y_center + (1 - alpha) y_m (alpha = dual_smoothing once a center
+/// exists, else 0): the oracle returns candidate columns and the minimum reduced cost mu(y)
+/// over the full column space; L(y) = b^T y + kappa min(0, mu(y)) is a lower bound on the full
+/// LP's optimum (weak duality), and the best one so far becomes the new center. Candidates are
+/// kept when their reduced cost at y_m is below the master's own entering tolerance
+/// (`dual_feasibility_tolerance * max(1, |c|_inf)`, the threshold below which the simplex
+/// pivots a column in); if smoothing kept none (mispricing), the round is priced again at y_m.
+/// The kept columns, most negative first and at most max_columns_per_round, are appended and
+/// reported to `on_append`. Dedup is the oracle's business (columns already in the master
+/// never pass the filter at y_m, but the oracle may want to skip them sooner).
 ///
-/// \param master the restricted master problem; receives the new columns.
-/// \param pricing callable `PricedColumns(const Eigen::VectorXd& duals)`.
-/// \param options round limit.
-/// \return the last master result (status Optimal when pricing found no column), rounds, columns.
-/// \throws std::invalid_argument when the oracle returns a block of the wrong shape.
+/// Stopping, checked in this order after each pricing:
+///  1. Optimal when the oracle, called at the master's own duals, reports mu(y_m) >= -tol with
+///     tol the master's entering tolerance above (no column the master would pivot in exists:
+///     the full LP is optimal to the simplex's own tolerance; the gap is then at most
+///     kappa tol / |z|, reported in `gap`), or when the best bound is within gap_tolerance of the
+///     master objective z (relative). Nothing else reports Optimal.
+///  2. NumericalIssue when nothing passes the filter at y_m although the oracle did not prove
+///     optimality (it reported mu(y_m) < -tol, or NaN): an oracle that returns non-improving
+///     columns, caps them too hard, or is not exact. The master solution and bound are still
+///     returned.
+///  3. IterationLimit after max_rounds appending rounds; TimeLimit when time_limit has passed.
+///  A master solve that does not end optimal ends the solve with its status (TimeLimit when the
+///  remaining time ran out inside the simplex).
+/// On every exit `master` is the best feasible master solution, `lower_bound` <= its objective
+/// and `gap` their relative distance.
+///
+/// \param master the restricted master problem, feasible (give it artificial columns of high
+///        cost if the initial columns may not be); receives the new columns. Its own
+///        SimplexOptions::time_limit still bounds each solve (the first one included) and is
+///        restored on return.
+/// \param pricing the oracle, `PricedColumns(const Eigen::VectorXd& duals)` (PricingOracle).
+/// \param options limits, tolerances, kappa, smoothing (ColumnGenerationOptions).
+/// \param on_append called after each append as `on_append(picked, first_column)`: `picked[t]`
+///        is the index, in the block the oracle returned last, of the column that became master
+///        column `first_column + t`. Callers keep their own column metadata with it.
+/// \return status, best master solution, bound, gap, counts (ColumnGenerationResult).
+/// \throws std::invalid_argument on a bad option (ColumnGenerationOptions::check()) or when the
+///         oracle returns a block whose shape does not match the master.
 ///
 /// \code{.cpp}
+/// // LP (2) of Ghazi et al. 2023: k equality rows (M's rows sum to 1), staircase columns with
+/// // entries >= 1, hence kappa = 1.
 /// labeldp::optim::RevisedSimplex master(initial_lp);
-/// auto r = labeldp::optim::solve_by_column_generation(master, [&](const Eigen::VectorXd& y) {
-///   return price(y);   // PricedColumns{A_block, costs}
-/// });
+/// std::vector<Index> output_of;                       // caller's metadata per master column
+/// std::vector<Index> last;                            // metadata of the last priced block
+/// labeldp::optim::ColumnGenerationOptions opt;
+/// opt.column_sum_bound = 1;
+/// opt.dual_smoothing = 0.5;
+/// auto r = labeldp::optim::solve_by_column_generation(
+///     master,
+///     [&](const Eigen::VectorXd& y) {
+///       labeldp::optim::PricedColumns p = price_every_output(y, last);  // A, c, exact min
+///       return p;
+///     },
+///     opt,
+///     [&](const std::vector<Index>& picked, Index) {
+///       for (Index t : picked) output_of.push_back(last[std::size_t(t)]);
+///     });
+/// if (r.status == labeldp::optim::SolveStatus::Optimal) use(r.master.x, r.lower_bound);
 /// \endcode
-template <typename Pricing>
-ColumnGenerationResult solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing,
-                                                  ColumnGenerationOptions options = {}) {
-  if (options.max_rounds < 0)
-    labeldp::detail::fail_parameter("max_rounds", "must be >= 0", double(options.max_rounds));
+template <typename Pricing, typename OnAppend = IgnoreAppendedColumns>
+requires PricingOracle<Pricing> ColumnGenerationResult
+solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const ColumnGenerationOptions& options = {},
+                           OnAppend&& on_append = OnAppend{}) {
+  options.check();
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const Index m = master.num_rows();
+  const Eigen::VectorXd b = master.problem().b;
+  const std::vector<RowType> row_types = master.problem().row_types;
+  const double kappa = options.column_sum_bound;
+  // The simplex's entering threshold (phase 2): a column enters only below -tol.
+  double cost_scale = std::max(1.0, master.problem().c.size() ? master.problem().c.cwiseAbs().maxCoeff() : 0.0);
+  const auto entering_tolerance = [&] { return master.options().dual_feasibility_tolerance * cost_scale; };
+
+  // The master's own per-solve limit (SimplexOptions::time_limit) stays an upper bound for
+  // every solve and is restored on return.
+  const double master_time_limit = master.options().time_limit;
   ColumnGenerationResult result;
-  Index total_iterations = 0;
+  Eigen::VectorXd center;
+  double best_bound = -inf;
+  bool have_master = false;
+
+  const auto finish = [&](SolveStatus status) {
+    result.status = status;
+    if (have_master && result.master.x.size() < master.num_columns()) {
+      const Index n0 = result.master.x.size();
+      result.master.x.conservativeResize(master.num_columns());
+      result.master.x.tail(master.num_columns() - n0).setZero();
+    }
+    if (have_master) {
+      const double z = result.master.objective;
+      result.lower_bound = std::min(best_bound, z);
+      result.bound_duals = center;
+      const double diff = z - result.lower_bound;
+      if (!(best_bound > -inf))
+        result.gap = inf;
+      else if (diff <= 0)
+        result.gap = 0;
+      else
+        result.gap = z != 0 ? diff / std::abs(z) : inf;
+    }
+    master.set_time_limit(master_time_limit);
+    result.seconds = elapsed();
+    return result;
+  };
+
+  // Dual sign constraints of min c^T x, A x (=, <=, >=) b, x >= 0.
+  const auto project = [&](Eigen::VectorXd y) {
+    for (Index i = 0; i < m; ++i) {
+      if (row_types[std::size_t(i)] == RowType::GreaterEqual)
+        y[i] = std::max(y[i], 0.0);
+      else if (row_types[std::size_t(i)] == RowType::LessEqual)
+        y[i] = std::min(y[i], 0.0);
+    }
+    return y;
+  };
+
   for (;;) {
-    result.master = master.solve();
-    total_iterations += result.master.iterations;
-    result.master.iterations = total_iterations;
-    if (result.master.status != SolveStatus::Optimal) return result;
-    if (result.rounds >= options.max_rounds) {
-      result.master.status = SolveStatus::IterationLimit;
-      return result;
+    if (have_master) {
+      const double remaining = options.time_limit - elapsed();
+      if (remaining <= 0) return finish(SolveStatus::TimeLimit);
+      master.set_time_limit(std::min(remaining, master_time_limit));
     }
-    PricedColumns cols = pricing(static_cast<const Eigen::VectorXd&>(result.master.duals));
-    ++result.rounds;
-    if (cols.A.cols() == 0) return result;
-    if (cols.A.rows() != master.num_rows())
-      throw std::invalid_argument("pricing returned columns with " + std::to_string(cols.A.rows()) +
-                                  " rows, the master has " + std::to_string(master.num_rows()));
-    // Keep only the columns that price out under the master's own tolerance.
-    const double tol = master.options().dual_feasibility_tolerance *
-                       std::max(1.0, master.problem().c.size() ? master.problem().c.cwiseAbs().maxCoeff() : 0.0);
-    const Eigen::VectorXd reduced = cols.c - cols.A.transpose() * result.master.duals;
-    Index keep = 0;
-    for (Index j = 0; j < cols.A.cols(); ++j)
-      if (reduced[j] < -tol * std::max(1.0, cols.A.col(j).norm())) ++keep;
-    if (keep == 0) return result;
-    if (keep < cols.A.cols()) {
-      Eigen::MatrixXd A(cols.A.rows(), keep);
-      Eigen::VectorXd c(keep);
-      Index t = 0;
-      for (Index j = 0; j < cols.A.cols(); ++j)
-        if (reduced[j] < -tol * std::max(1.0, cols.A.col(j).norm())) {
-          A.col(t) = cols.A.col(j);
-          c[t] = cols.c[j];
-          ++t;
+    SimplexResult solve = master.solve();
+    result.iterations += solve.iterations;
+    if (solve.status != SolveStatus::Optimal) {
+      if (!have_master) result.master = std::move(solve);
+      return finish(solve.status);
+    }
+    result.master = std::move(solve);
+    have_master = true;
+    const Eigen::VectorXd y_master = project(result.master.duals);
+    const double tol = entering_tolerance();
+
+    double alpha = center.size() ? options.dual_smoothing : 0.0;
+    PricedColumns priced;
+    Eigen::VectorXd rc_master;  // reduced costs of the priced columns at y_master
+    bool exact_at_master = false;
+    for (;;) {
+      const Eigen::VectorXd y = alpha > 0 ? Eigen::VectorXd(alpha * center + (1 - alpha) * y_master) : y_master;
+      priced = pricing(static_cast<const Eigen::VectorXd&>(y));
+      ++result.pricing_calls;
+      if (priced.A.rows() != m && !(priced.A.cols() == 0 && priced.A.rows() == 0))
+        throw std::invalid_argument("pricing returned columns with " + std::to_string(priced.A.rows()) +
+                                    " rows, the master has " + std::to_string(m));
+      if (priced.A.cols() != priced.c.size())
+        throw std::invalid_argument("pricing returned " + std::to_string(priced.A.cols()) + " columns but " +
+                                    std::to_string(priced.c.size()) + " costs");
+      const Index t = priced.A.cols();
+      Eigen::VectorXd rc_y(t);
+      if (t > 0) rc_y.noalias() = priced.c - priced.A.transpose() * y;
+      double mu = priced.min_reduced_cost;
+      if (!std::isnan(mu) && t > 0) mu = std::min(mu, rc_y.minCoeff());
+      if (!std::isnan(mu)) {
+        const double bound = mu >= 0 ? b.dot(y) : (std::isinf(kappa) ? -inf : b.dot(y) + kappa * mu);
+        if (bound > best_bound) {
+          best_bound = bound;
+          center = y;
         }
-      cols.A = std::move(A);
-      cols.c = std::move(c);
+      }
+      if (alpha > 0) {
+        rc_master.resize(t);
+        if (t > 0) rc_master.noalias() = priced.c - priced.A.transpose() * y_master;
+      } else {
+        rc_master = rc_y;
+        exact_at_master = !std::isnan(mu) && mu >= -tol;
+      }
+      bool any = false;
+      for (Index j = 0; j < t && !any; ++j) any = rc_master[j] < -tol;
+      if (any || alpha == 0) break;
+      alpha = 0;  // mispricing: price again at the master's own duals
     }
-    master.add_columns(cols.A, cols.c);
-    result.columns += keep;
+
+    const double z = result.master.objective;
+    if (exact_at_master || (best_bound > -inf && z - best_bound <= options.gap_tolerance * std::abs(z)))
+      return finish(SolveStatus::Optimal);
+    std::vector<Index> picked;
+    for (Index j = 0; j < rc_master.size(); ++j)
+      if (rc_master[j] < -tol) picked.push_back(j);
+    if (picked.empty()) return finish(SolveStatus::NumericalIssue);
+    if (result.rounds >= options.max_rounds) return finish(SolveStatus::IterationLimit);
+    if (elapsed() >= options.time_limit) return finish(SolveStatus::TimeLimit);
+
+    std::stable_sort(picked.begin(), picked.end(), [&](Index u, Index v) { return rc_master[u] < rc_master[v]; });
+    if (options.max_columns_per_round > 0 && Index(picked.size()) > options.max_columns_per_round)
+      picked.resize(std::size_t(options.max_columns_per_round));
+    const Index first = master.num_columns(), count = Index(picked.size());
+    Eigen::MatrixXd A_new(m, count);
+    Eigen::VectorXd c_new(count);
+    for (Index t = 0; t < count; ++t) {
+      A_new.col(t) = priced.A.col(picked[std::size_t(t)]);
+      c_new[t] = priced.c[picked[std::size_t(t)]];
+    }
+    master.add_columns(A_new, c_new);
+    cost_scale = std::max(cost_scale, c_new.cwiseAbs().maxCoeff());
+    on_append(static_cast<const std::vector<Index>&>(picked), first);
+    ++result.rounds;
+    result.columns += count;
   }
 }
 
