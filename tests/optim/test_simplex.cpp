@@ -1,9 +1,8 @@
 // Tests of labeldp::optim::RevisedSimplex against GLPK (an independent solver) and against
 // the optimality conditions of linear programming, on random, degenerate, cycling and
 // Klee-Minty problems.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -33,8 +32,9 @@ void check_optimality_conditions(const LinearProgram& lp, const SimplexResult& r
   REQUIRE(r.x.size() == n);
   REQUIRE(r.duals.size() == m);
   REQUIRE(r.reduced_costs.size() == n);
-  const double scale = std::max({1.0, lp.A.size() ? lp.A.cwiseAbs().maxCoeff() : 0.0,
-                                 lp.b.size() ? lp.b.cwiseAbs().maxCoeff() : 0.0, lp.c.size() ? lp.c.cwiseAbs().maxCoeff() : 0.0});
+  const double scale =
+      std::max({1.0, lp.A.size() ? lp.A.cwiseAbs().maxCoeff() : 0.0, lp.b.size() ? lp.b.cwiseAbs().maxCoeff() : 0.0,
+                lp.c.size() ? lp.c.cwiseAbs().maxCoeff() : 0.0});
   const double xscale = std::max(1.0, n ? r.x.cwiseAbs().maxCoeff() : 0.0);
   const double yscale = std::max(1.0, m ? r.duals.cwiseAbs().maxCoeff() : 0.0);
   const double ptol = tol * scale * xscale;
@@ -52,7 +52,9 @@ void check_optimality_conditions(const LinearProgram& lp, const SimplexResult& r
     INFO("row " << i);
     const double slack = Ax[i] - lp.b[i];
     switch (lp.row_types[std::size_t(i)]) {
-      case RowType::Equal: REQUIRE(std::abs(slack) <= ptol); break;
+      case RowType::Equal:
+        REQUIRE(std::abs(slack) <= ptol);
+        break;
       case RowType::LessEqual:
         REQUIRE(slack <= ptol);
         REQUIRE(r.duals[i] <= dtol);
@@ -179,7 +181,8 @@ TEST_CASE("simplex: agrees with GLPK on 1,500 random LPs of varied shape and sig
     const SimplexResult r = simplex.solve();
     const auto g = labeldp::test::solve_with_glpk(lp);
     REQUIRE(g.status != SolveStatus::NumericalIssue);
-    INFO("ours: " << to_string(r.status) << " " << r.objective << ", GLPK: " << to_string(g.status) << " " << g.objective);
+    INFO("ours: " << to_string(r.status) << " " << r.objective << ", GLPK: " << to_string(g.status) << " "
+                  << g.objective);
     REQUIRE(r.status == g.status);
     ++counts[r.status];
     if (r.status == SolveStatus::Optimal) {
@@ -208,7 +211,10 @@ TEST_CASE("simplex: larger random LPs (refactorization, many basis updates) agre
       Eigen::VectorXd x0 = Eigen::VectorXd::NullaryExpr(n, [&]() { return pos(rng) < 0.5 ? 0.0 : pos(rng); });
       lp.b = lp.A * x0;
       lp.row_types.resize(std::size_t(m));
-      for (Index i = 0; i < m; ++i) lp.row_types[std::size_t(i)] = i % 3 == 0 ? RowType::Equal : i % 3 == 1 ? RowType::LessEqual : RowType::GreaterEqual;
+      for (Index i = 0; i < m; ++i)
+        lp.row_types[std::size_t(i)] = i % 3 == 0   ? RowType::Equal
+                                       : i % 3 == 1 ? RowType::LessEqual
+                                                    : RowType::GreaterEqual;
       lp.c = Eigen::VectorXd::NullaryExpr(n, [&]() { return pos(rng); });
       INFO(m << " x " << n << " variant " << variant);
       SimplexOptions opt;
@@ -227,9 +233,9 @@ TEST_CASE("simplex: larger random LPs (refactorization, many basis updates) agre
 TEST_CASE("simplex: classic cycling examples terminate at the optimum", "[simplex][degenerate]") {
   SECTION("Beale (1955): cycles under Dantzig's rule with lowest-index ties") {
     // min -3/4 x4 + 20 x5 - 1/2 x6 + 6 x7 (x1..x3 are the slacks); optimum -5/4 at x4 = x6 = 1.
-    const LinearProgram lp = make_lp(Eigen::MatrixXd{{0.25, -8, -1, 9}, {0.5, -12, -0.5, 3}, {0, 0, 1, 0}},
-                                     Eigen::Vector3d(0, 0, 1), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
-                                     Eigen::Vector4d(-0.75, 20, -0.5, 6));
+    const LinearProgram lp =
+        make_lp(Eigen::MatrixXd{{0.25, -8, -1, 9}, {0.5, -12, -0.5, 3}, {0, 0, 1, 0}}, Eigen::Vector3d(0, 0, 1),
+                {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual}, Eigen::Vector4d(-0.75, 20, -0.5, 6));
     RevisedSimplex simplex(lp);
     const SimplexResult r = simplex.solve();
     REQUIRE(r.status == SolveStatus::Optimal);
@@ -240,9 +246,9 @@ TEST_CASE("simplex: classic cycling examples terminate at the optimum", "[simple
   }
   SECTION("Chvatal (Linear Programming, 1983, ch. 3): cycles under the largest-coefficient rule") {
     // max 10x1 - 57x2 - 9x3 - 24x4, optimum 1 at x1 = 1, x3 = 1.
-    const LinearProgram lp = make_lp(Eigen::MatrixXd{{0.5, -5.5, -2.5, 9}, {0.5, -1.5, -0.5, 1}, {1, 0, 0, 0}},
-                                     Eigen::Vector3d(0, 0, 1), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
-                                     -Eigen::Vector4d(10, -57, -9, -24));
+    const LinearProgram lp =
+        make_lp(Eigen::MatrixXd{{0.5, -5.5, -2.5, 9}, {0.5, -1.5, -0.5, 1}, {1, 0, 0, 0}}, Eigen::Vector3d(0, 0, 1),
+                {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual}, -Eigen::Vector4d(10, -57, -9, -24));
     RevisedSimplex simplex(lp);
     const SimplexResult r = simplex.solve();
     REQUIRE(r.status == SolveStatus::Optimal);
@@ -251,9 +257,9 @@ TEST_CASE("simplex: classic cycling examples terminate at the optimum", "[simple
     check_optimality_conditions(lp, r, 1e-9);
   }
   SECTION("Kuhn's example (in Balinski-Tucker 1969): cycles under Dantzig's rule") {
-    const LinearProgram lp = make_lp(Eigen::MatrixXd{{-2, -9, 1, 9}, {1.0 / 3, 1, -1.0 / 3, -2}, {2, 3, -1, -12}},
-                                     Eigen::Vector3d(0, 0, 2), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
-                                     Eigen::Vector4d(-2, -3, 1, 12));
+    const LinearProgram lp =
+        make_lp(Eigen::MatrixXd{{-2, -9, 1, 9}, {1.0 / 3, 1, -1.0 / 3, -2}, {2, 3, -1, -12}}, Eigen::Vector3d(0, 0, 2),
+                {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual}, Eigen::Vector4d(-2, -3, 1, 12));
     RevisedSimplex simplex(lp);
     const SimplexResult r = simplex.solve();
     const auto g = labeldp::test::solve_with_glpk(lp);
@@ -267,9 +273,9 @@ TEST_CASE("simplex: classic cycling examples terminate at the optimum", "[simple
   SECTION("Hall-McKinnon (2004) 2 x 4 cycling example, bounded by x1 + x2 <= 1") {
     // max 2.3x1 + 2.15x2 - 13.55x3 - 0.4x4 on the degenerate cone at the origin; the bound
     // row makes the optimum finite so both solvers must report the same value.
-    const LinearProgram lp = make_lp(Eigen::MatrixXd{{0.4, 0.2, -1.4, -0.2}, {-7.8, -1.4, 7.8, 0.4}, {1, 1, 0, 0}},
-                                     Eigen::Vector3d(0, 0, 1), {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual},
-                                     -Eigen::Vector4d(2.3, 2.15, -13.55, -0.4));
+    const LinearProgram lp = make_lp(
+        Eigen::MatrixXd{{0.4, 0.2, -1.4, -0.2}, {-7.8, -1.4, 7.8, 0.4}, {1, 1, 0, 0}}, Eigen::Vector3d(0, 0, 1),
+        {RowType::LessEqual, RowType::LessEqual, RowType::LessEqual}, -Eigen::Vector4d(2.3, 2.15, -13.55, -0.4));
     RevisedSimplex simplex(lp);
     const SimplexResult r = simplex.solve();
     const auto g = labeldp::test::solve_with_glpk(lp);
@@ -359,6 +365,103 @@ TEST_CASE("simplex: iteration limit is reported as a status", "[simplex]") {
   REQUIRE(r.iterations == 2);
 }
 
+TEST_CASE("simplex: a zero time limit stops before the first pivot, and a warm re-solve finishes", "[simplex][glpk]") {
+  // A zero limit is deterministic: the clock is read before the first pivot of each phase, and
+  // any elapsed time reaches a limit of 0. A packing LP (<= rows, b > 0) starts phase 2 at once
+  // from the slack basis, so the stop happens in phase 2 at x = 0 (feasible) and the basis is
+  // kept; a covering LP (>= rows) needs phase-1 pivots, so it stops in phase 1 and the next
+  // solve starts afresh. Either way lifting the limit reaches GLPK's optimum.
+  std::mt19937_64 rng(5);
+  int phase2_stops = 0, phase1_stops = 0;
+  for (int t = 0; t < 60; ++t) {
+    const int family = t % 2 == 0 ? 0 : 4;
+    const LinearProgram lp = random_lp(rng, family);
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    if (g.status != SolveStatus::Optimal) continue;
+    INFO("LP #" << t << " (family " << family << ", " << lp.A.rows() << " x " << lp.A.cols() << ")");
+    SimplexOptions opt;
+    opt.time_limit = 0;
+    RevisedSimplex simplex(lp, opt);
+    const SimplexResult stopped = simplex.solve();
+    REQUIRE(stopped.iterations == 0);
+    if (stopped.status == SolveStatus::Optimal) {
+      // Only when the starting basis is already optimal (no pivot needed).
+      REQUIRE(close_relative(stopped.objective, g.objective, 1e-9));
+      continue;
+    }
+    REQUIRE(stopped.status == SolveStatus::TimeLimit);
+    REQUIRE(stopped.x.size() == lp.A.cols());
+    REQUIRE(stopped.duals.size() == lp.A.rows());
+    // The duals are those of the reported basis: c - A'y is what the result reports.
+    REQUIRE((stopped.reduced_costs - (lp.c - lp.A.transpose() * stopped.duals)).cwiseAbs().maxCoeff() <= 1e-12);
+    const bool in_phase2 = family == 0;
+    if (in_phase2) {
+      // The slack basis: x = 0, primal feasible, duals 0.
+      REQUIRE(stopped.x.cwiseAbs().maxCoeff() == 0);
+      REQUIRE(stopped.duals.cwiseAbs().maxCoeff() == 0);
+      ++phase2_stops;
+    } else {
+      ++phase1_stops;
+    }
+    simplex.set_time_limit(std::numeric_limits<double>::infinity());
+    const SimplexResult r = simplex.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.warm_started == in_phase2);
+    REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+    check_optimality_conditions(lp, r, 1e-9);
+    // A time limit reached again on a warm start keeps the (now optimal) basis: no pivot is
+    // needed, so the limit does not bite.
+    simplex.set_time_limit(0);
+    const SimplexResult again = simplex.solve();
+    REQUIRE(again.status == SolveStatus::Optimal);
+    REQUIRE(again.warm_started);
+    REQUIRE(again.iterations == 0);
+    REQUIRE(close_relative(again.objective, g.objective, 1e-9));
+  }
+  REQUIRE(phase2_stops >= 10);
+  REQUIRE(phase1_stops >= 10);
+}
+
+TEST_CASE("simplex: a warm start after a time limit in phase 2 continues from the kept basis", "[simplex][glpk]") {
+  // Column generation's use: solve, add columns, re-solve with no time left (stops at the old
+  // optimum, still feasible for the larger LP), then again with time: the same optimum as GLPK
+  // on the full LP, warm both times.
+  std::mt19937_64 rng(11);
+  int checked = 0;
+  for (int t = 0; t < 40; ++t) {
+    const LinearProgram full = random_lp(rng, 0);
+    const Index n = full.A.cols();
+    if (n < 4) continue;
+    const Index half = n / 2;
+    LinearProgram first = full;
+    first.A = full.A.leftCols(half);
+    first.c = full.c.head(half);
+    const auto g = labeldp::test::solve_with_glpk(full);
+    if (g.status != SolveStatus::Optimal) continue;  // a zero column with a negative cost
+    RevisedSimplex simplex(first);
+    REQUIRE(simplex.solve().status == SolveStatus::Optimal);
+    simplex.add_columns(full.A.rightCols(n - half), full.c.tail(n - half));
+    simplex.set_time_limit(0);
+    const SimplexResult stopped = simplex.solve();
+    REQUIRE(stopped.warm_started);
+    if (stopped.status == SolveStatus::Optimal) continue;  // the old basis was optimal already
+    REQUIRE(stopped.status == SolveStatus::TimeLimit);
+    REQUIRE(stopped.iterations == 0);
+    // Primal feasible: packing rows A x <= b, x >= 0.
+    REQUIRE(stopped.x.minCoeff() >= 0);
+    REQUIRE(((full.A * stopped.x) - full.b).maxCoeff() <= 1e-9);
+    REQUIRE(stopped.objective >= g.objective - 1e-9 * std::max(1.0, std::abs(g.objective)));
+    simplex.set_time_limit(std::numeric_limits<double>::infinity());
+    const SimplexResult r = simplex.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.warm_started);
+    REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+    check_optimality_conditions(full, r, 1e-9);
+    ++checked;
+  }
+  REQUIRE(checked >= 10);
+}
+
 TEST_CASE("simplex: the basis factorization detects a singular basis", "[simplex]") {
   // RevisedSimplex maps a failed refactorization to SolveStatus::NumericalIssue; the detection
   // itself is the factorization's pivot-ratio check.
@@ -390,7 +493,8 @@ TEST_CASE("simplex: 200 rank-one updates of the explicit inverse track dense sol
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::uniform_int_distribution<Index> pick(0, 29);
   const Index m = 30;
-  Eigen::MatrixXd B = Eigen::MatrixXd::NullaryExpr(m, m, [&]() { return u(rng); }) + 4 * Eigen::MatrixXd::Identity(m, m);
+  Eigen::MatrixXd B =
+      Eigen::MatrixXd::NullaryExpr(m, m, [&]() { return u(rng); }) + 4 * Eigen::MatrixXd::Identity(m, m);
   labeldp::optim::detail::BasisFactorization f;
   REQUIRE(f.refactor(B, 1e-13));
   int updates = 0;
@@ -432,12 +536,14 @@ TEST_CASE("simplex: a deferred update is seen by BTRAN, inverse rows and a secon
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const Index m = 12;
-  Eigen::MatrixXd B = Eigen::MatrixXd::NullaryExpr(m, m, [&]() { return u(rng); }) + 4 * Eigen::MatrixXd::Identity(m, m);
+  Eigen::MatrixXd B =
+      Eigen::MatrixXd::NullaryExpr(m, m, [&]() { return u(rng); }) + 4 * Eigen::MatrixXd::Identity(m, m);
   labeldp::optim::detail::BasisFactorization f;
   REQUIRE(f.refactor(B, 1e-13));
   for (int t = 0; t < 30; ++t) {
     const Index r = t % m;
-    const Eigen::VectorXd a = Eigen::VectorXd::NullaryExpr(m, [&]() { return u(rng); }) + 3 * Eigen::VectorXd::Unit(m, r);
+    const Eigen::VectorXd a =
+        Eigen::VectorXd::NullaryExpr(m, [&]() { return u(rng); }) + 3 * Eigen::VectorXd::Unit(m, r);
     Eigen::VectorXd w = a;
     if (t % 3 == 2) {
       // FTRAN by the dense oracle, so that two updates follow each other with no FTRAN between.
@@ -531,8 +637,8 @@ TEST_CASE("simplex: a starting basis with its inverse; a wrong inverse is detect
     perturbed(m / 2, 0) += 1e-3;
     Eigen::MatrixXd with_nan = inverse;
     with_nan(0, 0) = std::numeric_limits<double>::quiet_NaN();
-    for (const Eigen::MatrixXd& candidate :
-         {inverse, perturbed, Eigen::MatrixXd(inverse.transpose()), Eigen::MatrixXd(Eigen::MatrixXd::Identity(m + 1, m + 1)), with_nan}) {
+    for (const Eigen::MatrixXd& candidate : {inverse, perturbed, Eigen::MatrixXd(inverse.transpose()),
+                                             Eigen::MatrixXd(Eigen::MatrixXd::Identity(m + 1, m + 1)), with_nan}) {
       RevisedSimplex simplex(lp);
       REQUIRE(simplex.set_basis(basis, candidate));
       const SimplexResult r = simplex.solve();
@@ -696,6 +802,7 @@ TEST_CASE("simplex: status names", "[simplex]") {
   REQUIRE(to_string(SolveStatus::Infeasible) == "infeasible");
   REQUIRE(to_string(SolveStatus::Unbounded) == "unbounded");
   REQUIRE(to_string(SolveStatus::IterationLimit) == "iteration-limit");
+  REQUIRE(to_string(SolveStatus::TimeLimit) == "time-limit");
   REQUIRE(to_string(SolveStatus::NumericalIssue) == "numerical-issue");
 }
 
@@ -837,7 +944,8 @@ TEST_CASE("simplex rejects: non-positive tolerance", "[simplex][validation]") {
   SimplexOptions opt;
   opt.pivot_tolerance = 0;
   REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt), Catch::Contains("'pivot_tolerance' must be finite and positive, got 0"));
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
+                      Catch::Contains("'pivot_tolerance' must be finite and positive, got 0"));
 }
 
 TEST_CASE("simplex rejects: NaN tolerance", "[simplex][validation]") {
@@ -855,11 +963,31 @@ TEST_CASE("simplex rejects: negative iteration limit", "[simplex][validation]") 
   REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt), Catch::Contains("'max_iterations' must be >= 0, got -1"));
 }
 
+TEST_CASE("simplex rejects: a negative or NaN time limit", "[simplex][validation]") {
+  SimplexOptions opt;
+  opt.time_limit = -1;
+  REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
+                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity for none), got -1"));
+  opt.time_limit = std::numeric_limits<double>::quiet_NaN();
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
+                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity for none), got nan"));
+  opt.time_limit = std::numeric_limits<double>::infinity();
+  RevisedSimplex s(good_lp(), opt);
+  REQUIRE_THROWS_AS(s.set_time_limit(-0.5), std::invalid_argument);
+  REQUIRE_THROWS_WITH(s.set_time_limit(-0.5),
+                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity for none), got -0.5"));
+  REQUIRE_THROWS_WITH(s.set_time_limit(std::numeric_limits<double>::quiet_NaN()), Catch::Contains("'time_limit'"));
+  REQUIRE_NOTHROW(s.set_time_limit(0));
+  REQUIRE(s.options().time_limit == 0);
+}
+
 TEST_CASE("simplex rejects: zero refactorization interval", "[simplex][validation]") {
   SimplexOptions opt;
   opt.refactorization_interval = 0;
   REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt), Catch::Contains("'refactorization_interval' must be >= 1, got 0"));
+  REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
+                      Catch::Contains("'refactorization_interval' must be >= 1, got 0"));
 }
 
 TEST_CASE("simplex rejects: added columns with the wrong number of rows", "[simplex][validation]") {
@@ -881,7 +1009,8 @@ TEST_CASE("simplex rejects: NaN in added columns", "[simplex][validation]") {
   Eigen::MatrixXd A = Eigen::MatrixXd::Ones(2, 1);
   A(1, 0) = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_AS(s.add_columns(A, Eigen::VectorXd::Ones(1)), std::invalid_argument);
-  REQUIRE_THROWS_WITH(s.add_columns(A, Eigen::VectorXd::Ones(1)), Catch::Contains("'A_new' entry (1, 0) must be finite, got nan"));
+  REQUIRE_THROWS_WITH(s.add_columns(A, Eigen::VectorXd::Ones(1)),
+                      Catch::Contains("'A_new' entry (1, 0) must be finite, got nan"));
 }
 
 TEST_CASE("simplex rejects: a starting basis of the wrong size", "[simplex][validation]") {
@@ -905,5 +1034,6 @@ TEST_CASE("simplex rejects: a starting basis column past the last column", "[sim
 TEST_CASE("simplex rejects: a repeated starting basis column", "[simplex][validation]") {
   RevisedSimplex s(good_lp());
   REQUIRE_THROWS_AS(s.set_basis({1, 1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(s.set_basis({1, 1}), Catch::Contains("'columns' entry 1 must not repeat an earlier entry, got 1"));
+  REQUIRE_THROWS_WITH(s.set_basis({1, 1}),
+                      Catch::Contains("'columns' entry 1 must not repeat an earlier entry, got 1"));
 }

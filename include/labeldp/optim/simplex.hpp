@@ -9,7 +9,9 @@
 /// (Badanidiyuru et al. 2023, Algorithm 1) by column generation.
 #pragma once
 
+#include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -18,8 +20,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "labeldp/core/validate.hpp"
 #include "labeldp/optim/detail/basis_factorization.hpp"
@@ -35,18 +35,26 @@ enum class SolveStatus {
   Infeasible,      ///< phase 1 ended with a positive infeasibility: no x satisfies the rows
   Unbounded,       ///< a feasible ray of decreasing cost exists (the LP is feasible)
   IterationLimit,  ///< SimplexOptions::max_iterations pivots were made without finishing
+  TimeLimit,       ///< the time limit was reached; x is the last basic solution
   NumericalIssue   ///< the basis became numerically singular, or roundoff broke an invariant
 };
 
 /// Lower-case name of a status ("optimal", "infeasible", "unbounded", "iteration-limit",
-/// "numerical-issue").
+/// "time-limit", "numerical-issue").
 inline std::string to_string(SolveStatus status) {
   switch (status) {
-    case SolveStatus::Optimal: return "optimal";
-    case SolveStatus::Infeasible: return "infeasible";
-    case SolveStatus::Unbounded: return "unbounded";
-    case SolveStatus::IterationLimit: return "iteration-limit";
-    case SolveStatus::NumericalIssue: return "numerical-issue";
+    case SolveStatus::Optimal:
+      return "optimal";
+    case SolveStatus::Infeasible:
+      return "infeasible";
+    case SolveStatus::Unbounded:
+      return "unbounded";
+    case SolveStatus::IterationLimit:
+      return "iteration-limit";
+    case SolveStatus::TimeLimit:
+      return "time-limit";
+    case SolveStatus::NumericalIssue:
+      return "numerical-issue";
   }
   return "unknown";
 }
@@ -89,6 +97,14 @@ struct SimplexOptions {
   double pivot_tolerance = 1e-10;
   /// The solve stops with SolveStatus::IterationLimit after this many pivots.
   Index max_iterations = 1000000;
+  /// Wall-clock limit of one solve() call, in seconds (>= 0; infinity: none). The clock
+  /// (std::chrono::steady_clock) is read before the first pivot of each phase and then every
+  /// 16 pivots, so a solve may overrun the limit by up to 16 pivots and one refactorization.
+  /// When it is reached, solve() returns SolveStatus::TimeLimit with the last basic solution
+  /// (primal feasible when phase 2 had started) and the duals of that basis; a basis reached in
+  /// phase 2 is kept, so the next solve() continues from it (a warm start). A limit of 0 stops
+  /// before the first pivot (an LP whose starting basis is optimal still ends Optimal).
+  double time_limit = std::numeric_limits<double>::infinity();
   /// Every this many basis changes the factorization is checked: \f$x_B\f$ and the duals are
   /// recomputed from b and \f$c_B\f$ and their residuals \f$\|B x_B - b\|_\infty\f$,
   /// \f$\|B^T y - c_B\|_\infty\f$ measured; the basis is refactorized (fresh LU and inverse)
@@ -107,12 +123,13 @@ struct SimplexOptions {
 /// Result of RevisedSimplex::solve().
 struct SimplexResult {
   SolveStatus status = SolveStatus::NumericalIssue;  ///< outcome
-  Eigen::VectorXd x;              ///< primal values (n); the last basic solution if not optimal
-  Eigen::VectorXd duals;          ///< row duals y (m): reduced costs are \f$c - A^T y\f$
-  Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n); empty when SimplexOptions::compute_reduced_costs is off (and the LP has rows)
+  Eigen::VectorXd x;                                 ///< primal values (n); the last basic solution if not optimal
+  Eigen::VectorXd duals;                             ///< row duals y (m): reduced costs are \f$c - A^T y\f$
+  Eigen::VectorXd reduced_costs;  ///< \f$c - A^T y\f$ (n); empty when SimplexOptions::compute_reduced_costs is off (and
+                                  ///< the LP has rows)
   double objective = std::numeric_limits<double>::quiet_NaN();  ///< \f$c^T x\f$
-  Index iterations = 0;           ///< pivots made by this solve (both phases)
-  bool warm_started = false;      ///< true when phase 2 continued from the previous basis or from set_basis()
+  Index iterations = 0;                                         ///< pivots made by this solve (both phases)
+  bool warm_started = false;  ///< true when phase 2 continued from the previous basis or from set_basis()
 };
 
 /// Revised simplex method (two phases, Dantzig pricing scaled by column norms, Harris two-pass
@@ -140,8 +157,7 @@ class RevisedSimplex {
   /// \param options tolerances and limits.
   /// \throws std::invalid_argument when the dimensions of A, b, row_types and c disagree, when
   ///         any entry is NaN or infinite, or when an option is out of range.
-  explicit RevisedSimplex(LinearProgram lp, SimplexOptions options = {})
-      : m_lp(std::move(lp)), m_options(options) {
+  explicit RevisedSimplex(LinearProgram lp, SimplexOptions options = {}) : m_lp(std::move(lp)), m_options(options) {
     validate_options(m_options);
     validate_problem();
     const Index m = m_lp.A.rows();
@@ -171,6 +187,16 @@ class RevisedSimplex {
 
   /// Forgets the current basis: the next solve() starts from scratch.
   void reset() { m_warm = false; }
+
+  /// Sets SimplexOptions::time_limit for the following solve() calls (column generation hands
+  /// each master solve the time it has left).
+  /// \param seconds the limit per solve() call (>= 0; infinity: none).
+  /// \throws std::invalid_argument when `seconds` is negative or NaN (the message names
+  ///         `time_limit`).
+  void set_time_limit(double seconds) {
+    validate_time_limit(seconds);
+    m_options.time_limit = seconds;
+  }
 
   /// Computes \f$A^T y\f$ for all structural columns (`out` arrives sized num_columns()).
   using TransposeProduct = std::function<void(const Eigen::VectorXd& y, Eigen::VectorXd& out)>;
@@ -270,13 +296,16 @@ class RevisedSimplex {
   }
 
   /// Solves the LP: warm (phase 2 from the current basis) when the previous solve ended
-  /// optimal and only columns were added since; otherwise from scratch (phase 1 + phase 2).
+  /// optimal, or at the time limit in phase 2, and only columns were added since (or after
+  /// set_basis()); otherwise from scratch (phase 1 + phase 2).
   /// \return status, primal values, duals, reduced costs, objective and iteration count.
   SimplexResult solve() {
     SimplexResult result;
     result.iterations = 0;
     const Index m = num_rows();
     if (m == 0) return solve_without_rows();
+    m_timed = std::isfinite(m_options.time_limit);
+    if (m_timed) m_solve_start = std::chrono::steady_clock::now();
     bool warm = m_warm;
     m_warm = false;
     // A warm basis is still factorized (add_columns() changes no basic column, and the last
@@ -302,6 +331,11 @@ class RevisedSimplex {
       if (!drive_out_artificials()) return finish(SolveStatus::NumericalIssue, result);
     }
     const SolveStatus phase2 = iterate(/*phase=*/2, result.iterations);
+    if (phase2 == SolveStatus::TimeLimit) {
+      // The basis is primal feasible: keep it (refreshed from b) for the next solve().
+      if (!check_or_refactor()) return finish(SolveStatus::NumericalIssue, result);
+      m_warm = true;
+    }
     if (phase2 != SolveStatus::Optimal) return finish(phase2, result);
     m_warm = true;
     return finish(SolveStatus::Optimal, result);
@@ -320,12 +354,26 @@ class RevisedSimplex {
     validate_finite_positive("primal_feasibility_tolerance", o.primal_feasibility_tolerance);
     validate_finite_positive("dual_feasibility_tolerance", o.dual_feasibility_tolerance);
     validate_finite_positive("pivot_tolerance", o.pivot_tolerance);
-    if (o.max_iterations < 0) labeldp::detail::fail_parameter("max_iterations", "must be >= 0", double(o.max_iterations));
+    if (o.max_iterations < 0)
+      labeldp::detail::fail_parameter("max_iterations", "must be >= 0", double(o.max_iterations));
     if (o.refactorization_interval < 1)
       labeldp::detail::fail_parameter("refactorization_interval", "must be >= 1", double(o.refactorization_interval));
     if (o.degenerate_pivots_before_bland < 1)
       labeldp::detail::fail_parameter("degenerate_pivots_before_bland", "must be >= 1",
                                       double(o.degenerate_pivots_before_bland));
+    validate_time_limit(o.time_limit);
+  }
+
+  static void validate_time_limit(double seconds) {
+    if (!(seconds >= 0))
+      labeldp::detail::fail_parameter("time_limit", "must be >= 0 seconds (infinity for none)", seconds);
+  }
+
+  // Whether the time limit of the current solve() has passed (never when it is infinite).
+  bool time_is_up() const {
+    if (!m_timed) return false;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_solve_start).count() >=
+           m_options.time_limit;
   }
 
   static void check_finite_matrix(const char* name, const Eigen::MatrixXd& M) {
@@ -333,7 +381,8 @@ class RevisedSimplex {
       for (Index i = 0; i < M.rows(); ++i)
         if (!std::isfinite(M(i, j)))
           throw std::invalid_argument("LinearProgram: '" + std::string(name) + "' entry (" + std::to_string(i) + ", " +
-                                      std::to_string(j) + ") must be finite, got " + labeldp::detail::format_number(M(i, j)));
+                                      std::to_string(j) + ") must be finite, got " +
+                                      labeldp::detail::format_number(M(i, j)));
   }
   static void check_finite_vector(const char* name, const Eigen::VectorXd& v) {
     for (Index i = 0; i < v.size(); ++i)
@@ -421,21 +470,28 @@ class RevisedSimplex {
   // is accurate to about 1e-12; refinement brings the residual to roundoff, which callers of
   // the solution need (the mechanisms built from x renormalize rows and are audited exactly).
   // Returns the final residual's infinity norm.
-  double refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const {
+  double refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed,
+                       Eigen::VectorXd& x) const {
     x = rhs;
-    if (transposed) m_factor.btran(x);
-    else m_factor.ftran(x);
+    if (transposed)
+      m_factor.btran(x);
+    else
+      m_factor.ftran(x);
     Eigen::VectorXd r(rhs.size());
     double norm = 0;
     // Refinement stops once the residual is at the roundoff of forming it.
     const double floor = 1e-15 * std::max(1.0, rhs.size() ? rhs.cwiseAbs().maxCoeff() : 0.0);
     for (int step = 0; step <= 2; ++step) {
-      if (transposed) r.noalias() = rhs - B.transpose() * x;
-      else r.noalias() = rhs - B * x;
+      if (transposed)
+        r.noalias() = rhs - B.transpose() * x;
+      else
+        r.noalias() = rhs - B * x;
       norm = r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
       if (step == 2 || !(norm > floor) || !std::isfinite(norm)) break;
-      if (transposed) m_factor.btran(r);
-      else m_factor.ftran(r);
+      if (transposed)
+        m_factor.btran(r);
+      else
+        m_factor.ftran(r);
       x += r;
     }
     return norm;
@@ -481,7 +537,8 @@ class RevisedSimplex {
     for (Index i = 0; i < m; ++i) r[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i % 7) / 7.0);
     const double scale = std::max(1.0, m_max_abs_entry) * std::max(1.0, inverse.cwiseAbs().maxCoeff()) * double(m);
     const Eigen::VectorXd left = B * (inverse * r) - r, right = inverse * (B * r) - r;
-    if (!(left.cwiseAbs().maxCoeff() <= kResidualTolerance * scale && right.cwiseAbs().maxCoeff() <= kResidualTolerance * scale))
+    if (!(left.cwiseAbs().maxCoeff() <= kResidualTolerance * scale &&
+          right.cwiseAbs().maxCoeff() <= kResidualTolerance * scale))
       return false;
     m_factor.set_inverse(inverse);
     m_checked_at = 0;
@@ -502,16 +559,16 @@ class RevisedSimplex {
     return m_xb.allFinite();
   }
 
-
   // Simplex iterations of one phase from the current (primal feasible) basis.
   SolveStatus iterate(int phase, Index& iterations) {
     const Index m = num_rows();
     const Index off = structural_offset();
-    const double dual_tol =
-        m_options.dual_feasibility_tolerance * (phase == 1 ? 1.0 : std::max(1.0, m_lp.c.size() ? m_lp.c.cwiseAbs().maxCoeff() : 0.0));
+    const double dual_tol = m_options.dual_feasibility_tolerance *
+                            (phase == 1 ? 1.0 : std::max(1.0, m_lp.c.size() ? m_lp.c.cwiseAbs().maxCoeff() : 0.0));
     const double feas_tol = m_options.primal_feasibility_tolerance * m_b_scale;
     Eigen::VectorXd y(m), w(m), d_struct;
     Index degenerate_run = 0;
+    Index pivots_until_clock = 0;  // the clock is read before this phase's first pivot
     bool bland = false;
     bool confirm_dense = false;
     // The duals are computed by a BTRAN after every (re)factorization check and otherwise
@@ -585,6 +642,10 @@ class RevisedSimplex {
         continue;
       }
       if (iterations >= m_options.max_iterations) return SolveStatus::IterationLimit;
+      if (pivots_until_clock-- == 0) {
+        if (time_is_up()) return SolveStatus::TimeLimit;
+        pivots_until_clock = kPivotsPerClockRead - 1;
+      }
 
       load_column(entering, w);
       // The entering column's reduced cost recomputed exactly (O(m)): it drives the dual
@@ -747,6 +808,8 @@ class RevisedSimplex {
   static constexpr double kResidualTolerance = 1e-11;
   // Hard limit on updates between refactorizations, in refactorization intervals.
   static constexpr Index kMaxUpdatesPerInterval = 5;
+  // Pivots between two reads of the clock for SimplexOptions::time_limit.
+  static constexpr Index kPivotsPerClockRead = 16;
 
   LinearProgram m_lp;
   SimplexOptions m_options;
@@ -760,10 +823,12 @@ class RevisedSimplex {
   Eigen::VectorXd m_xb;           // values of the basic variables
   detail::BasisFactorization m_factor;
   bool m_warm = false;
-  Index m_checked_at = 0;        // m_factor.num_updates() at the last passed residual check
+  Index m_checked_at = 0;           // m_factor.num_updates() at the last passed residual check
   Eigen::VectorXd m_checked_duals;  // phase-2 duals refined by that check (empty after a refactor)
-  double m_max_abs_entry = 0;    // max |A_ij| (1 for slack and artificial columns)
+  double m_max_abs_entry = 0;       // max |A_ij| (1 for slack and artificial columns)
   TransposeProduct m_transpose_product;
+  bool m_timed = false;  // the current solve() has a finite time limit
+  std::chrono::steady_clock::time_point m_solve_start;
 };
 
 }  // namespace labeldp::optim
