@@ -46,10 +46,10 @@
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
-#include "labeldp/mechanisms/detail/staircase_barrier.hpp"
 #include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
 #include "labeldp/mechanisms/detail/unbiased_lp.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/optim/column_generation.hpp"
 #include "labeldp/optim/simplex.hpp"
 #include "labeldp/prior/private_histogram.hpp"
 
@@ -252,6 +252,14 @@ struct UnbiasedOptions {
   /// by a third in our measurements; 0 below, where it cost more than it saved). Never changes
   /// the optimum, only the path to it.
   double dual_smoothing = -1;
+  /// Wall-clock limit in seconds of each column-generation solve (>= 0; infinity, the
+  /// default: none). When it passes, the solve stops with SolveStatus::TimeLimit and the best
+  /// feasible master so far with its certified bound and gap (optim::ColumnGenerationOptions).
+  double time_limit = std::numeric_limits<double>::infinity();
+  /// Column generation stops as Optimal once its certified lower bound is within this relative
+  /// gap of the master's objective (finite, >= 0; or when exact pricing at the master's duals
+  /// finds no column the simplex would pivot in).
+  double gap_tolerance = 1e-9;
   /// Options of the master's simplex.
   optim::SimplexOptions simplex{};
   /// Continuous solver only: how to reach the optimum (ContinuousMethod::Automatic: the
@@ -349,13 +357,21 @@ inline optim::LinearProgram empty_master(const UnbiasedProblem& P) {
 
 /// State of a column-generation solve of the staircase master.
 struct StaircaseMaster {
-  std::vector<StaircaseColumn> columns;   ///< metadata of the master's structural columns
+  std::vector<StaircaseColumn> columns;                         ///< metadata of the master's structural columns
   std::set<std::pair<double, std::vector<std::uint8_t>>> seen;  ///< (output, pattern) already in
-  Eigen::VectorXd x;                      ///< final primal values over `columns`
-  Eigen::VectorXd duals;                  ///< the final master's row duals (num_rows)
+  Eigen::VectorXd x;                                            ///< final primal values over `columns`
+  Eigen::VectorXd duals;                                        ///< the final master's row duals (num_rows)
   optim::SolveStatus status = optim::SolveStatus::NumericalIssue;
-  Index rounds = 0;
-  Index iterations = 0;
+  Index rounds = 0;      ///< pricing rounds (those that added columns, plus the final one)
+  Index iterations = 0;  ///< simplex pivots
+  /// Master objective of `x` (scaled cost units); NaN when no master solve ended optimal.
+  double objective = std::numeric_limits<double>::quiet_NaN();
+  /// Certified lower bound (scaled cost units) on the optimum over every column the pricing
+  /// searches (optim::ColumnGenerationResult::lower_bound, with \f$\kappa = 1/\ell\f$); -infinity
+  /// when none was obtained.
+  double lower_bound = -std::numeric_limits<double>::infinity();
+  /// Relative gap (objective - lower_bound) / |objective| (infinity without a bound).
+  double gap = std::numeric_limits<double>::infinity();
 };
 
 /// Inverse of the k x k prefix staircase matrix \f$S(i, \ell) = 1\f$ if \f$i < \ell\f$, else
@@ -378,17 +394,23 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
   return inv;
 }
 
-/// Column generation on the staircase master: `loss_of(column)` gives the per-label loss
-/// vector at the column's output (scaled units), `price(duals, tol)` the improving columns.
+/// Column generation on the staircase master, on the library's engine
+/// (optim::solve_by_column_generation(), \f$\kappa = 1/\ell\f$): `loss_of(column)` gives the
+/// per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the
+/// columns of reduced cost below -tol and, in `min_rc`, the exact minimum reduced cost over its
+/// whole column space. The master starts from Proposition 7's crash basis when the initial
+/// columns hold it (closed-form inverse) and prices with a structured \f$A^T y\f$ (prefix sums).
+/// The result is Optimal only when certified (exact pricing at the master's duals, or the
+/// Lagrangian bound within options.gap_tolerance); otherwise IterationLimit, TimeLimit
+/// (options.time_limit) or NumericalIssue, with `lower_bound` and `gap` either way.
 ///
 /// With `penalty` > 0 the master also holds 2m artificial columns \f$\pm e_r\f$ of that cost, so it
 /// is feasible from the start even when the initial columns are not; a final solution that
 /// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
 /// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
 template <typename LossAt, typename Price>
-StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial,
-                                       LossAt&& loss_of, Price&& price, const UnbiasedOptions& options,
-                                       double penalty = 0) {
+StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
+                                       Price&& price, const UnbiasedOptions& options, double penalty = 0) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
@@ -417,16 +439,13 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     lp.c.tail(A.cols()) = c;
   }
   S.columns = std::move(fresh);
-  const Eigen::VectorXd rhs = lp.b;
-  Eigen::VectorXd center;
-  double best_bound = -std::numeric_limits<double>::infinity();
   // Structured pricing product for the master's simplex. A staircase column at output o has
   // a^T y = sum_i s_i (pi_i + o sigma_i) with s_i = low + (1 - low) [i in pattern]; with the
   // prefix sums of pi and of sigma, a column whose pattern is an interval of labels (all
   // one-sided and interval patterns, Claim 11) costs O(1) instead of O(m).
   struct Shape {
     double output = 0;
-    Index first = 0, last = 0;      // pattern = labels [first, last) when `interval`
+    Index first = 0, last = 0;  // pattern = labels [first, last) when `interval`
     bool interval = true;
   };
   std::vector<Shape> shapes;
@@ -525,79 +544,68 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
       }
     }
   }
-  for (;;) {
-    const optim::SimplexResult r = master.solve();
-    S.iterations += r.iterations;
-    S.status = r.status;
-    S.x = r.x.tail(r.x.size() - artificial);
-    S.duals = r.duals;
-    if (r.status != optim::SolveStatus::Optimal) return S;
-    if (S.rounds >= options.max_rounds) {
-      S.status = optim::SolveStatus::IterationLimit;
-      return S;
+  // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
+  // highly degenerate dual (many labels, few outputs), and columns priced there are often
+  // useless a round later; the smoothed point moves steadily. kappa = 1/low: every staircase
+  // entry is >= low and the normalization rows sum to 1, so the weights sum to at most 1/low.
+  optim::ColumnGenerationOptions cg;
+  cg.max_rounds = options.max_rounds;
+  cg.time_limit = options.time_limit;
+  cg.gap_tolerance = options.gap_tolerance;
+  cg.column_sum_bound = 1 / P.low;
+  cg.dual_smoothing = options.dual_smoothing < 0 ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+  // The most negative columns first, at most max_columns_per_round of them: every column costs
+  // a dot product per simplex pivot for the rest of the solve.
+  cg.max_columns_per_round = options.max_columns_per_round < 0 ? 2 * P.num_labels() : options.max_columns_per_round;
+  // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
+  // over its whole column space) returning the priced columns not yet in the master, once
+  // each. `last` keeps their metadata until the engine says which ones it appended. Without
+  // smoothing the oracle's duals are the master's, so only the max_columns_per_round most
+  // negative can be appended: the others are not even assembled.
+  std::vector<StaircaseColumn> last;
+  std::set<std::pair<double, std::vector<std::uint8_t>>> in_block;
+  auto oracle = [&](const Eigen::VectorXd& y) {
+    optim::PricedColumns out;
+    double min_rc = 0;
+    std::vector<StaircaseColumn> priced = price(y, options.pricing_tolerance, min_rc);
+    const std::size_t cap = std::size_t(cg.max_columns_per_round);
+    if (cg.dual_smoothing == 0 && cap > 0 && priced.size() > cap)
+      std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& u, const StaircaseColumn& v) {
+        return u.reduced_cost < v.reduced_cost;
+      });
+    last.clear();
+    in_block.clear();
+    for (auto& col : priced) {
+      if (cg.dual_smoothing == 0 && cap > 0 && last.size() >= cap) break;
+      if (!S.seen.count({col.output, col.pattern}) && in_block.emplace(col.output, col.pattern).second)
+        last.push_back(std::move(col));
     }
-    ++S.rounds;
-    // Wentges smoothing: price at a convex combination of the master's duals and the duals with
-    // the best Lagrangian bound so far. The master's duals jump between extreme points of a
-    // highly degenerate dual (many labels, few outputs), and columns priced there are often
-    // useless a round later; the smoothed point moves steadily. Columns are kept only if they
-    // price out at the master's own duals; when none does (a "mispricing"), the round is
-    // priced again at the master's duals, so the stopping test is the exact one.
-    std::vector<StaircaseColumn> added;
-    const std::size_t cap = std::size_t(options.max_columns_per_round < 0 ? 2 * P.num_labels()
-                                                                          : options.max_columns_per_round);
-    const double smoothing =
-        options.dual_smoothing < 0 ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
-    double alpha = center.size() ? smoothing : 0.0;
-    for (;;) {
-      const Eigen::VectorXd y = alpha > 0 ? Eigen::VectorXd(alpha * center + (1 - alpha) * r.duals) : r.duals;
-      double min_rc = 0;
-      std::vector<StaircaseColumn> priced = price(y, options.pricing_tolerance, min_rc);
-      const double bound = rhs.dot(y) + std::min(0.0, min_rc) / P.low;  // sum of weights <= 1/low
-      if (!center.size() || bound > best_bound) {
-        best_bound = bound;
-        center = y;
-      }
-      if (alpha > 0) {
-        Eigen::VectorXd a(m);
-        std::vector<StaircaseColumn> kept;
-        for (auto& col : priced) {
-          const double cost = staircase_coefficients(P, col, loss_of(col), a);
-          col.reduced_cost = cost - a.dot(r.duals);
-          if (col.reduced_cost < -options.pricing_tolerance) kept.push_back(std::move(col));
-        }
-        priced = std::move(kept);
-      }
-      // The most negative columns first, at most max_columns_per_round of them: every column
-      // costs a dot product per simplex pivot for the rest of the solve.
-      if (cap > 0 && priced.size() > cap)
-        std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& u, const StaircaseColumn& v) {
-          return u.reduced_cost < v.reduced_cost;
-        });
-      for (auto& col : priced) {
-        if (cap > 0 && added.size() >= cap) break;
-        if (S.seen.emplace(col.output, col.pattern).second) added.push_back(std::move(col));
-      }
-      if (!added.empty() || alpha == 0) break;
-      alpha = 0;
-    }
-    // No column outside the master prices out: the master's duals are feasible for the full
-    // LP, so its optimum is the full optimum. (Columns already in the master that the oracle
-    // still reports differ from the simplex's own view only by roundoff.)
-    if (added.empty()) {
-      if (artificial > 0 && r.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
-        S.status = optim::SolveStatus::Infeasible;
-      return S;
-    }
-    Eigen::MatrixXd A;
-    Eigen::VectorXd c;
-    block(added, A, c);
-    master.add_columns(A, c);
-    for (auto& col : added) {
+    block(last, out.A, out.c);
+    out.min_reduced_cost = min_rc;
+    return out;
+  };
+  auto on_append = [&](const std::vector<Index>& picked, Index) {
+    for (Index t : picked) {
+      StaircaseColumn& col = last[std::size_t(t)];
+      S.seen.emplace(col.output, col.pattern);
       describe(col);
       S.columns.push_back(std::move(col));
     }
-  }
+  };
+  const optim::ColumnGenerationResult r = optim::solve_by_column_generation(master, oracle, cg, on_append);
+  S.status = r.status;
+  S.iterations = r.iterations;
+  S.rounds = r.rounds + (r.pricing_calls > 0 ? 1 : 0);
+  if (r.master.x.size() == master.num_columns()) S.x = r.master.x.tail(r.master.x.size() - artificial);
+  S.duals = r.master.duals;
+  S.objective = r.master.objective;
+  S.lower_bound = r.lower_bound;
+  S.gap = r.gap;
+  // A solution that still uses the penalized artificials is no solution of the LP.
+  if (S.status == optim::SolveStatus::Optimal && artificial > 0 &&
+      r.master.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
+    S.status = optim::SolveStatus::Infeasible;
+  return S;
 }
 
 /// Row sums of a staircase mechanism off from 1 by more than roundoff (weights clamped at zero
@@ -845,77 +853,8 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   // Costs are O(1) after scaling, so the LP's duals are far below this penalty unless the
   // output set is nearly infeasible.
   const double penalty = bracketed ? 0.0 : 1e6;
-  // Certified bound (loss units) from the final master's duals: pricing over the whole grid.
-  detail::StaircaseBarrierProblem Q;
-  Q.cost = weighted;
-  Q.outputs = scaled;
-  Q.targets = P.labels;
-  Q.rows = P.bounded() ? detail::StaircaseRows::BiasBounded : detail::StaircaseRows::Unbiased;
-  Q.max_bias = P.max_bias;
-  Q.low = P.low;
-  auto master_bound = [&](const detail::StaircaseMaster& S) {
-    if (S.status != optim::SolveStatus::Optimal || S.duals.size() != P.num_rows())
-      return -std::numeric_limits<double>::infinity();
-    Eigen::VectorXd pi_sigma(2 * k);
-    pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
-    return detail::staircase_lagrangian_bound(Q, pi_sigma);
-  };
-  // Which path. Column generation on the staircase master is fast while it converges in few
-  // rounds (the papers' priors at eps = 1: a few ms) but can tail off for hundreds of rounds
-  // (near-uniform priors, large eps); the interior-point method on the compact LP
-  // (detail/staircase_barrier.hpp) has a predictable cost. Rule (ski rental): give column
-  // generation a budget of rounds worth the barrier's predicted work, then switch. A round is
-  // a warm re-solve of the 2k-row master, O(k) pivots of O(k^2) each, so ~(2k)^3 flops; the
-  // barrier is ~40 iterations of O(n k) block work plus the normal equations
-  // (min((2k)^2 n, 2k n^2) + min(2k, n)^3 / 3 flops).
-  const double m_rows = double(2 * k), n_out = double(n);
-  const double barrier_work =
-      40.0 * (30.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
-              std::pow(std::min(m_rows, n_out), 3) / 3);
-  const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / std::pow(m_rows, 3))));
-  if (!bracketed || k == 1 || options.max_rounds <= budget) {
-    detail::StaircaseMaster S =
-        detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
-    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
-    if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
-    return result;
-  }
-  UnbiasedOptions first = options;
-  first.max_rounds = budget;
-  detail::StaircaseMaster S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
-  if (S.status == optim::SolveStatus::Optimal) {
-    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
-    if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
-    return result;
-  }
-  // Tailing off: the barrier's interior point, then an exact crossover. Its candidate columns
-  // (the nested level sets of every used output's column) and Proposition 7's one-sided
-  // columns on the outermost outputs involved (so the master's crash basis applies) start the
-  // staircase master again; its exact pricing over the grid certifies the vertex it finds.
-  const detail::StaircaseBarrierResult ipm = detail::solve_staircase_barrier(Q);
-  double ipm_bound = -std::numeric_limits<double>::infinity();
-  if (ipm.duals.allFinite()) ipm_bound = detail::staircase_lagrangian_bound(Q, ipm.duals);
-  std::vector<detail::StaircaseColumn> columns;
-  if (ipm.status == detail::StaircaseBarrierStatus::Converged)
-    columns = detail::staircase_barrier_columns(ipm, scaled, P.low);
-  Index lo_end = lo_index, hi_end = hi_index;
-  for (const auto& c : columns) {
-    lo_end = std::min(lo_end, c.grid_index);
-    hi_end = std::max(hi_end, c.grid_index);
-  }
-  for (auto& c : detail::one_sided_columns(k, scaled[lo_end], lo_end)) columns.push_back(std::move(c));
-  for (auto& c : detail::one_sided_columns(k, scaled[hi_end], hi_end)) columns.push_back(std::move(c));
-  // The columns the first master used keep their information too.
-  for (Index j = 0; j < S.x.size(); ++j)
-    if (S.x[j] > 0) columns.push_back(S.columns[std::size_t(j)]);
-  const Index rounds_before = S.rounds, iterations_before = S.iterations;
-  S = detail::solve_staircase_master(P, std::move(columns), loss_of, price, options, penalty);
-  S.rounds += rounds_before;
-  S.iterations += iterations_before;
-  UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
-  result.interior_point_iterations = ipm.iterations;
-  if (result.optimal()) result.lower_bound = Scalar(std::max(ipm_bound, master_bound(S)) * cost_unit);
-  return result;
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
+  return detail::finish_unbiased(prior, P, S, original, loss);
 }
 
 /// Alg. 2 then Alg. 1: the optimal unbiased (or bias-bounded) randomizer on the `grid_size`-point
