@@ -31,16 +31,15 @@
 /// output (price_continuous()) then certifies it.
 #pragma once
 
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <Eigen/LU>
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
-
-#include <Eigen/Cholesky>
-#include <Eigen/Core>
-#include <Eigen/LU>
-#include <Eigen/QR>
 
 #include "labeldp/core/types.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
@@ -49,16 +48,16 @@ namespace labeldp::detail {
 
 /// Outcome of interval_barrier_solve().
 struct IntervalBarrierResult {
-  bool converged = false;           ///< crossover and polish succeeded: columns/weights are exact
-  Eigen::VectorXd duals;            ///< (pi, sigma), 2k entries: the polished or the last interior ones
+  bool converged = false;                ///< crossover and polish succeeded: columns/weights are exact
+  Eigen::VectorXd duals;                 ///< (pi, sigma), 2k entries: the polished or the last interior ones
   std::vector<StaircaseColumn> columns;  ///< active patterns at their optimal outputs
-  Eigen::VectorXd weights;          ///< primal weight of each column (>= 0 when converged)
+  Eigen::VectorXd weights;               ///< primal weight of each column (>= 0 when converged)
   /// When not converged: the intervals with m_T > r_T at the last interior point that met a
   /// gap target, at their outputs there (a starting set for column generation).
   std::vector<StaircaseColumn> candidates;
-  double primal_objective = 0;      ///< sum of weight * cost (scaled units)
-  Index newton_steps = 0;           ///< barrier Newton steps
-  Index polish_steps = 0;           ///< active-set Newton steps
+  double primal_objective = 0;  ///< sum of weight * cost (scaled units)
+  Index newton_steps = 0;       ///< barrier Newton steps
+  Index polish_steps = 0;       ///< active-set Newton steps
 };
 
 /// \f$s_T^T x\f$ for every interval pattern T = [a, b] in O(1) from prefix sums of x:
@@ -77,6 +76,88 @@ class IntervalDot {
   Eigen::VectorXd m_prefix;
   double m_low;
 };
+
+/// The labels of an unbiased problem that the interior point solves on: those of positive
+/// probability and the two extreme ones (see restrict_to_supported_labels()).
+struct SupportedLabels {
+  UnbiasedProblem problem;  ///< the problem on the kept labels (same shift, scale, staircase entry)
+  std::vector<Index> kept;  ///< indices of the kept labels in the full problem, increasing
+  /// True when every label is kept.
+  bool all(const UnbiasedProblem& full) const { return Index(kept.size()) == full.num_labels(); }
+};
+
+/// Drops the labels of zero probability strictly between the extreme labels.
+///
+/// Such a label costs nothing, and its row can be the convex combination of the rows of its
+/// kept neighbours $y_- < y < y_+$ with weights $(y_+ - y, y - y_-) / (y_+ - y_-)$: the
+/// row sums to 1, has mean y, and each of its entries lies between the neighbours' entries, so
+/// every ratio to another row stays within $e^{arepsilon}$ (interpolate_dropped_rows()). So
+/// the optimum on the kept labels is the optimum on all of them, and the kept problem's optimal
+/// duals extended by $\pi_y = \sigma_y = 0$ are optimal duals of the full problem: each
+/// reduced cost is then the kept problem's reduced cost of the pattern restricted to the kept
+/// labels (continuous_lower_bound() certifies this on the full problem). Solving on the kept
+/// labels removes the degeneracy such labels bring (an optimal face of primal solutions, since
+/// the label may be in or out of a pattern at no cost) that keeps the active set from being
+/// clear-cut. An extreme label of zero probability is kept: its row cannot be interpolated.
+inline SupportedLabels restrict_to_supported_labels(const UnbiasedProblem& P) {
+  SupportedLabels out;
+  const Index k = P.num_labels();
+  for (Index i = 0; i < k; ++i)
+    if (P.probs[i] > 0 || i == 0 || i == k - 1) out.kept.push_back(i);
+  const Index kk = Index(out.kept.size());
+  out.problem = P;
+  out.problem.labels.resize(kk);
+  out.problem.probs.resize(kk);
+  for (Index t = 0; t < kk; ++t) {
+    out.problem.labels[t] = P.labels[out.kept[std::size_t(t)]];
+    out.problem.probs[t] = P.probs[out.kept[std::size_t(t)]];
+  }
+  return out;
+}
+
+/// Duals (pi, sigma) of the kept problem extended to the full one by zeros on the dropped labels.
+inline Eigen::VectorXd expand_duals(const SupportedLabels& L, Index k, const Eigen::VectorXd& duals) {
+  const Index kk = Index(L.kept.size());
+  Eigen::VectorXd full = Eigen::VectorXd::Zero(2 * k);
+  for (Index t = 0; t < kk; ++t) {
+    full[L.kept[std::size_t(t)]] = duals[t];
+    full[k + L.kept[std::size_t(t)]] = duals[kk + t];
+  }
+  return full;
+}
+
+/// A kept problem's pattern as a full one: a dropped label is in the pattern when both its kept
+/// neighbours are (a starting column for column generation; any pattern is valid there).
+inline std::vector<std::uint8_t> expand_pattern(const SupportedLabels& L, Index k,
+                                                const std::vector<std::uint8_t>& pattern) {
+  std::vector<std::uint8_t> full(std::size_t(k), 0);
+  for (std::size_t t = 0; t < L.kept.size(); ++t) {
+    full[std::size_t(L.kept[t])] = pattern[t];
+    if (t + 1 < L.kept.size() && pattern[t] && pattern[t + 1])
+      for (Index i = L.kept[t] + 1; i < L.kept[t + 1]; ++i) full[std::size_t(i)] = 1;
+  }
+  return full;
+}
+
+/// The rows of a mechanism on the kept labels (`rows`, one per kept label, in their order)
+/// extended to every label of `values` (increasing): a kept label's row is its own, a dropped
+/// label's the convex combination of its kept neighbours' rows with mean y (see
+/// restrict_to_supported_labels()).
+template <typename Scalar, typename RowMatrix>
+RowMatrix interpolate_dropped_rows(const SupportedLabels& L, const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& values,
+                                   const RowMatrix& rows) {
+  RowMatrix full(values.size(), rows.cols());
+  for (std::size_t t = 0; t < L.kept.size(); ++t) {
+    full.row(L.kept[t]) = rows.row(Index(t));
+    if (t + 1 == L.kept.size()) break;
+    const Index lo = L.kept[t], hi = L.kept[t + 1];
+    for (Index i = lo + 1; i < hi; ++i) {
+      const Scalar w_hi = (values[i] - values[lo]) / (values[hi] - values[lo]);
+      full.row(i) = (1 - w_hi) * rows.row(Index(t)) + w_hi * rows.row(Index(t + 1));
+    }
+  }
+  return full;
+}
 
 /// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (B = 0,
 /// outputs on the whole real line).
@@ -200,8 +281,8 @@ class IntervalBarrier {
       }
       m.swap(m_prev);
       const double gap = sweep.gap;
-      const double residual = std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(),
-                                       (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
+      const double residual =
+          std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(), (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
       if (!std::isfinite(gap) || !std::isfinite(residual)) {
         if (lambda_prev.size() == n) {
           lambda = lambda_prev;
@@ -246,12 +327,12 @@ class IntervalBarrier {
       // direction's pass sums, so no pass over the intervals is needed once t is known.
       step_aff = llt.solve(rhs);
       double g1 = 0, g2 = 0, g3 = 0;
-      const double alpha_aff = std::min(
-          1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
-            g1 += dmj * m_r[j] - m[j] * t.q1;
-            g2 += m[j] * t.q2 + dmj * t.q1;
-            g3 += dmj * t.q2;
-          }));
+      const double alpha_aff =
+          std::min(1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
+                     g1 += dmj * m_r[j] - m[j] * t.q1;
+                     g2 += m[j] * t.q2 + dmj * t.q1;
+                     g3 += dmj * t.q2;
+                   }));
       const double gap_aff = gap + alpha_aff * (g1 - alpha_aff * (g2 + alpha_aff * g3));
       // Mehrotra's corrector: centring weight (gap_aff / gap)^3 and the second-order term
       // dm_aff * dr_aff (dr_aff = -q1 of the predictor).
@@ -272,8 +353,10 @@ class IntervalBarrier {
               const Terms t = terms(current, a, b, j);
               const double v = (m[j] + aim * dm[j]) * (m_r[j] - aim * t.q1 - aim * aim * t.q2);
               double shift = 0;
-              if (v < 0.1 * mu) shift = 0.1 * mu - v;
-              else if (v > 10 * mu) shift = std::max(10 * mu - v, -10 * mu);
+              if (v < 0.1 * mu)
+                shift = 0.1 * mu - v;
+              else if (v > 10 * mu)
+                shift = std::max(10 * mu - v, -10 * mu);
               return c[j] + shift;
             },
             c_try));
@@ -499,8 +582,9 @@ class IntervalBarrier {
   /// feasible step: r_T - t q1_T - t^2 q2_T > 0 and m_T + t dm_T >= 0 for every T. One pass;
   /// `visit(j, terms, dm_j)` sees each interval's terms (the predictor sums its gap cubic).
   template <typename Visit = void (*)(Index, const Terms&, double)>
-  double newton_direction(const Eigen::VectorXd& dl, const Eigen::VectorXd* c, const Eigen::VectorXd& m,
-                          Eigen::VectorXd& dm, Visit&& visit = [](Index, const Terms&, double) {}) const {
+  double newton_direction(
+      const Eigen::VectorXd& dl, const Eigen::VectorXd* c, const Eigen::VectorXd& m, Eigen::VectorXd& dm,
+      Visit&& visit = [](Index, const Terms&, double) {}) const {
     const StepSums sums(dl, m_P.low);
     double t_dual = std::numeric_limits<double>::infinity(), t_primal = t_dual;
     for_each_interval([&](Index a, Index b, Index j) {
@@ -539,11 +623,15 @@ class IntervalBarrier {
     void compute(const Eigen::MatrixXd& G) {
       rows = G.rows();
       cols = G.cols();
-      if (square()) lu.compute(G);
-      else qr.compute(G);
+      if (square())
+        lu.compute(G);
+      else
+        qr.compute(G);
     }
     /// The least-squares solution of G x = v (exact when square).
-    Eigen::VectorXd solve(const Eigen::VectorXd& v) const { return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v)); }
+    Eigen::VectorXd solve(const Eigen::VectorXd& v) const {
+      return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v));
+    }
   };
 
   /// The staircase vectors s_T of the intervals `active`, one per column (k x q).
@@ -648,8 +736,12 @@ class IntervalBarrier {
       const auto [a, b] = basis[j];
       const double o = outputs[j];
       out.columns.push_back(column_of(a, b, o));
-      // cost = sum_y s_y p_y (o - y)^2 = A o^2 - 2 B o + C.
-      out.primal_objective += m[Index(j)] * (m_A(a, b) * o * o - 2 * m_B(a, b) * o + m_C(a, b));
+      // cost = sum_y s_y p_y (o - y)^2, term by term (A o^2 - 2 B o + C cancels to 1e-16
+      // absolute, too coarse for the small losses of a large eps).
+      double cost = 0;
+      for (Index y = 0; y < k; ++y)
+        cost += (y >= a && y <= b ? 1.0 : m_P.low) * m_P.probs[y] * (o - m_P.labels[y]) * (o - m_P.labels[y]);
+      out.primal_objective += m[Index(j)] * cost;
     }
   }
 
@@ -668,12 +760,11 @@ class IntervalBarrier {
     const Index k = m_k, n = 2 * k, q = Index(active.size()), p = n - q;
     if (q == 0 || p < 0) return false;
     const Eigen::MatrixXd S = staircase_block(active);
-    Eigen::VectorXd A(q), B(q), C(q);
+    Eigen::VectorXd A(q), B(q);
     for (Index j = 0; j < q; ++j) {
       const auto [a, b] = active[std::size_t(j)];
       A[j] = m_A(a, b);
       B[j] = m_B(a, b);
-      C[j] = m_C(a, b);
     }
     const double scale = 1 + rhs.cwiseAbs().maxCoeff();
     Eigen::VectorXd o(q), r(q), F2(n), dm(q), dlambda(n), curvature(q);
@@ -684,21 +775,43 @@ class IntervalBarrier {
       out_k.tail(k) = S * (curvature.array() * (S.transpose() * x.tail(k)).array()).matrix();
       return out_k;
     };
+    // The reduced costs are evaluated term by term, r_T = sum_y s_y (p_y (o_T - y)^2 - pi_y -
+    // sigma_y o_T), not as C_T - u_T - h_T^2 / (4 A_T): that form cancels terms of order
+    // C_T ~ 1 down to r_T = 0 and leaves roundoff of 1e-16 absolute, far above the terms' own
+    // size when the loss is small (eps = 12: duals ~ 1e-4), and the certificate prices it.
+    // Converged: every r_T within a few ulps of its terms' magnitude and the primal rows to
+    // roundoff; or no more progress (roundoff floor), with the best iterate kept.
+    constexpr double ulp = std::numeric_limits<double>::epsilon();
+    Eigen::VectorXd best_m = m, best_lambda = lambda, magnitude(q);
+    double best = std::numeric_limits<double>::infinity(), previous = best;
     for (Index step = 0;; ++step) {
-      const Eigen::VectorXd u = S.transpose() * lambda.head(k);
-      const Eigen::VectorXd v = S.transpose() * lambda.tail(k);
+      const auto pi = lambda.head(k), sigma = lambda.tail(k);
+      const Eigen::VectorXd v = S.transpose() * sigma;
       for (Index j = 0; j < q; ++j) {
         const double h = 2 * B[j] + v[j];
         o[j] = h / (2 * A[j]);
-        r[j] = C[j] - u[j] - h * h / (4 * A[j]);
+        double rj = 0, mag = 0;
+        for (Index y = 0; y < k; ++y) {
+          const double d = o[j] - m_P.labels[y], c = m_P.probs[y] * d * d, lin = pi[y] + sigma[y] * o[j];
+          rj += S(y, j) * (c - lin);
+          mag += S(y, j) * (c + std::abs(pi[y]) + std::abs(sigma[y] * o[j]));
+        }
+        r[j] = rj;
+        magnitude[j] = mag;
         G.col(j).head(k) = S.col(j);
         G.col(j).tail(k) = o[j] * S.col(j);
       }
       F2 = G * m - rhs;
-      const double residual = std::max(r.cwiseAbs().maxCoeff(), F2.cwiseAbs().maxCoeff());
-      if (!std::isfinite(residual)) return false;
-      if (residual <= 1e-14 * scale) return true;
-      if (step >= max_steps) return false;
+      const double residual =
+          std::max((r.array().abs() / magnitude.array().max(1e-300)).maxCoeff(), F2.cwiseAbs().maxCoeff() / scale);
+      if (!std::isfinite(residual)) break;
+      if (residual < best) {
+        best = residual;
+        best_m = m;
+        best_lambda = lambda;
+      }
+      if (residual <= 4 * ulp || step >= max_steps || (step >= 2 && residual > 0.25 * previous)) break;
+      previous = residual;
       ++out.polish_steps;
       curvature = m.array() / (2 * A.array());
       if (step > 0) factor.compute(G);
@@ -720,24 +833,27 @@ class IntervalBarrier {
         for (Index t = 0; t < p; ++t) KQ2.col(t) = apply_K(Q2.col(t));
         const Eigen::MatrixXd small = Q2.transpose() * KQ2;
         const Eigen::FullPivLU<Eigen::MatrixXd> small_lu(small);
-        if (small_lu.rank() < p) return false;  // the free directions of lambda are not fixed
+        if (small_lu.rank() < p) break;  // the free directions of lambda are not fixed
         const Eigen::VectorXd free = small_lu.solve(Eigen::VectorXd(-Q2.transpose() * (F2 + apply_K(base))));
         dlambda = base + Q2 * free;
         const Eigen::VectorXd t = Q.transpose() * Eigen::VectorXd(-F2 - apply_K(dlambda));
         dm = R.solve(t.head(q));
       }
-      if (!dm.allFinite() || !dlambda.allFinite()) return false;
+      if (!dm.allFinite() || !dlambda.allFinite()) break;
       m += dm;
       lambda += dlambda;
     }
+    m = best_m;
+    lambda = best_lambda;
+    return best <= 1e-12;
   }
 
   const UnbiasedProblem& m_P;
   Index m_k;
-  IntervalDot m_A, m_B, m_C;          ///< per interval (a, b): sums of s p, s p y, s p y^2
-  Eigen::VectorXd m_quarter_inv_A;    ///< 1 / (4 A) per interval (interval array)
-  Eigen::VectorXd m_r, m_o;           ///< reduced cost and best output at the last evaluate()
-  Eigen::VectorXd m_r_inv;            ///< 1 / r at the last evaluate()
+  IntervalDot m_A, m_B, m_C;        ///< per interval (a, b): sums of s p, s p y, s p y^2
+  Eigen::VectorXd m_quarter_inv_A;  ///< 1 / (4 A) per interval (interval array)
+  Eigen::VectorXd m_r, m_o;         ///< reduced cost and best output at the last evaluate()
+  Eigen::VectorXd m_r_inv;          ///< 1 / r at the last evaluate()
 };
 
 }  // namespace labeldp::detail
