@@ -733,16 +733,25 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
 
 /// Weak-duality lower bound (scaled units) on the continuous problem's optimum for any duals
 /// (pi, sigma) (2k entries; sigma folded as in bias_duals()): see UnbiasedResult::lower_bound.
-inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::VectorXd& pi_sigma, double lo,
-                                     double hi) {
+///
+/// With \f$\rho\f$ the smallest reduced cost over every (pattern, output) pair, any feasible
+/// mechanism's loss is the dual objective plus \f$\sum_T m_T r_T \ge \min(0, \rho) \sum_T m_T\f$.
+/// Summing the k normalization rows gives \f$\sum_T m_T n_T = k\f$ with \f$n_T = \sum_y s_{T,y}\f$;
+/// a non-empty pattern has \f$n_T \ge 1 + (k - 1) \ell\f$, and the empty pattern is the full
+/// one scaled by \f$\ell\f$ (its reduced cost too), so mass on it counts as \f$\ell\f$ times that
+/// on the full pattern. Hence \f$\sum_T m_T \le k / (1 + (k - 1) \ell)\f$, at most
+/// \f$\min(k, 1/\ell)\f$: the factor that multiplies the roundoff in \f$\rho\f$ (at eps = 12,
+/// \f$1/\ell \approx 1.6 \cdot 10^5\f$ would swamp a 1e-9 certificate; k does not).
+inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::VectorXd& pi_sigma, double lo, double hi) {
   const Index k = P.num_labels();
   Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
   duals.head(2 * k) = pi_sigma;
   double min_rc = 0;
   price_continuous(P, duals, lo, hi, std::numeric_limits<double>::infinity(), 0, min_rc);
   const Eigen::VectorXd sigma = pi_sigma.tail(k);
+  const double mass = double(k) / (1 + double(k - 1) * P.low);
   return pi_sigma.head(k).sum() + P.labels.dot(sigma) - P.max_bias * sigma.cwiseAbs().sum() +
-         std::min(0.0, min_rc) / P.low;
+         std::min(0.0, min_rc) * std::min(mass, 1 / P.low);
 }
 
 template <typename Scalar>
@@ -887,9 +896,12 @@ UnbiasedResult<Scalar> optimal_unbiased_grid(const FinitePrior<Scalar>& prior, d
 /// method on their optimality conditions give the exact optimum
 /// (detail/unbiased_barrier.hpp). The answer is certified by exact pricing over every pattern
 /// and real output (detail::price_continuous) at the final duals: `lower_bound` is then within
-/// a relative 1e-9 of `expected_loss` (in practice 1e-14); for a degenerate optimum (labels of
-/// zero probability) an LP crossover on the interior point's candidate columns, certified to
-/// 1e-8. Otherwise column generation takes over.
+/// a relative 1e-9 of `expected_loss` (in practice 1e-13 or better). Labels of zero probability
+/// between the extreme labels are solved away (their rows interpolate their neighbours', their
+/// duals are zero: detail::restrict_to_supported_labels), which removes the degeneracy they bring
+/// and certifies them as tightly. If the interior point's answer is not certified, an LP
+/// crossover on its candidate columns is tried (accepted when certified to 1e-9), then column
+/// generation takes over.
 ///
 /// Bias bound, output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
 /// over (pattern, real output) columns with exact pricing: between consecutive roots of the
@@ -939,28 +951,54 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   bool seeded = false;
   const bool interior_applies = !P.bounded() && std::isinf(lo) && std::isinf(hi);
   if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
-    detail::IntervalBarrier barrier(P);
+    // Labels of zero probability between the extreme ones are solved away (their rows are
+    // interpolated, their duals are zero: detail::restrict_to_supported_labels); the answer is
+    // certified on the full problem.
+    const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
+    detail::IntervalBarrier barrier(kept.problem);
     detail::IntervalBarrierResult ipm = barrier.solve(1e-9);
     interior_iterations = ipm.newton_steps;
+    const Eigen::VectorXd duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
     if (ipm.converged) {
       // Certify: exact pricing over every pattern and real output at the final duals.
-      const double bound = detail::continuous_lower_bound(P, ipm.duals, lo, hi);
+      const double bound = detail::continuous_lower_bound(P, duals, lo, hi);
       if (ipm.primal_objective - bound <= 1e-9 * std::abs(ipm.primal_objective)) {
         detail::StaircaseMaster S;
         S.columns = std::move(ipm.columns);
         S.x = ipm.weights;
         S.status = optim::SolveStatus::Optimal;
-        UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+        UnbiasedResult<Scalar> result;
+        if (kept.all(P)) {
+          result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+        } else {
+          std::vector<Scalar> values, weights;
+          for (const Index i : kept.kept) {
+            values.push_back(prior.value(i));
+            weights.push_back(prior.probability(i));
+          }
+          result = detail::finish_unbiased(FinitePrior<Scalar>::from_weights(values, weights), kept.problem, S, {},
+                                           SquaredLoss<Scalar>{});
+          if (result.optimal()) {
+            result.mechanism = FiniteMechanism<Scalar>(
+                prior.values(), result.mechanism.outputs(),
+                detail::interpolate_dropped_rows(kept, prior.values(), result.mechanism.probabilities()));
+            result.expected_loss = result.mechanism.expected_loss(prior);
+            Scalar bias = 0;
+            for (Index i = 0; i < k; ++i)
+              bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
+            result.max_bias = bias;
+          }
+        }
         result.lower_bound = Scalar(bound * loss_unit);
         result.interior_point_iterations = interior_iterations;
-        return result;
+        if (result.optimal()) return result;
       }
     }
-    // Not certified (a degenerate optimum, e.g. labels of zero probability, where the active
-    // set is not clear-cut): the intervals active at the last interior point, at its outputs,
-    // seed column generation (whose first master is then an LP crossover), and the interior
-    // duals still give a lower bound.
-    if (ipm.duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, ipm.duals, lo, hi);
+    // Not certified: the intervals active at the last interior point, at its outputs, seed
+    // column generation on the full problem (whose first master is then an LP crossover), and
+    // the interior duals still give a lower bound.
+    for (auto& c : ipm.candidates) c.pattern = detail::expand_pattern(kept, k, c.pattern);
+    if (duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, duals, lo, hi);
     if (!ipm.candidates.empty()) {
       // LP crossover: the best mechanism on the candidates' (pattern, output) columns and
       // Proposition 7's (for feasibility). Its outputs are the interior point's, so it is
@@ -971,12 +1009,12 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
       lp.A.resize(P.num_rows(), Index(columns.size()));
       lp.c.resize(Index(columns.size()));
       for (std::size_t j = 0; j < columns.size(); ++j)
-        lp.c[Index(j)] = detail::staircase_coefficients(P, columns[j], loss_of_output(columns[j].output),
-                                                        lp.A.col(Index(j)));
+        lp.c[Index(j)] =
+            detail::staircase_coefficients(P, columns[j], loss_of_output(columns[j].output), lp.A.col(Index(j)));
       optim::RevisedSimplex crossover(std::move(lp), options.simplex);
       const optim::SimplexResult lp_result = crossover.solve();
       if (lp_result.status == optim::SolveStatus::Optimal &&
-          lp_result.objective - ipm_bound <= 1e-8 * std::abs(lp_result.objective)) {
+          lp_result.objective - ipm_bound <= 1e-9 * std::abs(lp_result.objective)) {
         detail::StaircaseMaster S;
         S.columns = columns;
         S.x = lp_result.x;
@@ -1009,7 +1047,8 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
     Eigen::VectorXd grid(n0);
     for (Index j = 0; j < n0; ++j) grid[j] = a + (b - a) * double(j) / double(n0 - 1);
     Eigen::MatrixXd weighted(k, n0);
-    for (Index j = 0; j < n0; ++j) weighted.col(j) = P.probs.cwiseProduct((P.labels.array() - grid[j]).square().matrix());
+    for (Index j = 0; j < n0; ++j)
+      weighted.col(j) = P.probs.cwiseProduct((P.labels.array() - grid[j]).square().matrix());
     auto price_grid = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
       return detail::price_grid(P, weighted, grid, duals, tol, 2 * k + 2, min_rc);
     };
@@ -1028,8 +1067,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
     return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
   };
-  detail::StaircaseMaster S =
-      detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
   UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
