@@ -701,16 +701,14 @@ class RevisedSimplex {
       double theta = 0;
       bool degenerate = leave >= 0;  // a basic artificial leaves at zero
       if (leave < 0) {
-        // Rows at zero (within the feasibility tolerance) that block the step: the vertex is
-        // degenerate in the direction of the entering column.
-        Index blocking_at_zero = 0;
+        // After a run of degenerate pivots: do rows at zero (within the feasibility tolerance)
+        // block the step, i.e. is the vertex degenerate in the entering column's direction?
+        // (Looked for only then: the data-dependent test costs branch mispredictions.)
         double largest_at_zero = 0;
-        for (Index i = 0; i < m; ++i)
-          if (w[i] > piv && m_xb[i] <= feas_tol) {
-            ++blocking_at_zero;
-            largest_at_zero = std::max(largest_at_zero, w[i]);
-          }
-        if (blocking_at_zero > 0 && degenerate_run >= m_options.degenerate_pivots_before_perturbation) {
+        if (degenerate_run >= m_options.degenerate_pivots_before_perturbation)
+          for (Index i = 0; i < m; ++i)
+            if (w[i] > piv && m_xb[i] <= feas_tol) largest_at_zero = std::max(largest_at_zero, w[i]);
+        if (largest_at_zero > 0) {
           leave = perturbed_ratio_test(w, feas_tol, piv, largest_at_zero, result);
           degenerate = true;
         } else {
