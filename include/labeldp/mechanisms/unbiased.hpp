@@ -862,8 +862,101 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   // Costs are O(1) after scaling, so the LP's duals are far below this penalty unless the
   // output set is nearly infeasible.
   const double penalty = bracketed ? 0.0 : 1e6;
-  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
-  return detail::finish_unbiased(prior, P, S, original, loss);
+  // Certified bound (loss units) from the final master's duals: pricing over the whole grid.
+  detail::StaircaseBarrierProblem Q;
+  Q.cost = weighted;
+  Q.outputs = scaled;
+  Q.targets = P.labels;
+  Q.rows = P.bounded() ? detail::StaircaseRows::BiasBounded : detail::StaircaseRows::Unbiased;
+  Q.max_bias = P.max_bias;
+  Q.low = P.low;
+  auto master_bound = [&](const detail::StaircaseMaster& S) {
+    if (S.status != optim::SolveStatus::Optimal || S.duals.size() != P.num_rows())
+      return -std::numeric_limits<double>::infinity();
+    Eigen::VectorXd pi_sigma(2 * k);
+    pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
+    return detail::staircase_lagrangian_bound(Q, pi_sigma);
+  };
+  // Which path. Column generation on the staircase master is fast while it converges in few
+  // rounds (the papers' priors at eps = 1: a few ms) but can tail off for hundreds of rounds
+  // (near-uniform priors, large eps); the interior-point method on the compact LP
+  // (detail/staircase_barrier.hpp) has a predictable cost. Rule (ski rental): give column
+  // generation a budget of rounds worth the barrier's predicted work, then switch. A round is
+  // a warm re-solve of the 2k-row master, O(k) pivots of O(k^2) each, so ~(2k)^3 flops; the
+  // barrier is ~40 iterations of O(n k) block work plus the normal equations
+  // (min((2k)^2 n, 2k n^2) + min(2k, n)^3 / 3 flops).
+  const double m_rows = double(2 * k), n_out = double(n);
+  const double barrier_work =
+      40.0 * (30.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
+              std::pow(std::min(m_rows, n_out), 3) / 3);
+  const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / std::pow(m_rows, 3))));
+  if (!bracketed || k == 1 || options.max_rounds <= budget) {
+    detail::StaircaseMaster S =
+        detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
+    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
+    if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
+    return result;
+  }
+  UnbiasedOptions first = options;
+  first.max_rounds = budget;
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
+  if (S.status == optim::SolveStatus::Optimal) {
+    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
+    if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
+    return result;
+  }
+  // Tailing off: the barrier's interior point. Its mechanism, written exactly as staircase
+  // columns (every column in the eps-DP cone), is optimal to within the certified gap of the
+  // interior duals' Lagrangian bound (exact pricing over every staircase column of the grid);
+  // accepted when that gap is at most 1e-9 relative.
+  detail::StaircaseBarrierOptions barrier_options;
+  barrier_options.tolerance = 2e-10;
+  const detail::StaircaseBarrierResult ipm = detail::solve_staircase_barrier(Q, barrier_options);
+  double ipm_bound = -std::numeric_limits<double>::infinity();
+  if (ipm.duals.allFinite()) ipm_bound = detail::staircase_lagrangian_bound(Q, ipm.duals);
+  if (ipm.status == detail::StaircaseBarrierStatus::Converged) {
+    auto [cols, weights] = detail::staircase_decomposition(ipm, scaled, P.low);
+    detail::StaircaseMaster D;
+    D.columns = std::move(cols);
+    D.x = std::move(weights);
+    D.status = optim::SolveStatus::Optimal;
+    D.rounds = S.rounds;
+    D.iterations = S.iterations;
+    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, D, original, loss);
+    const double bound = ipm_bound * cost_unit;
+    if (result.optimal() && double(result.expected_loss) - bound <= 1e-9 * std::abs(double(result.expected_loss)) &&
+        double(result.max_bias) <= P.max_bias * P.scale * (1 + 1e-9) + 1e-9 * P.scale) {
+      // (min: the interior mechanism meets the rows to roundoff, not exactly.)
+      result.lower_bound = Scalar(std::min(bound, double(result.expected_loss)));
+      result.interior_point_iterations = ipm.iterations;
+      return result;
+    }
+  }
+  // Otherwise an exact crossover: the interior point's candidate columns (the nested level sets
+  // of every used output's column) and Proposition 7's one-sided columns on the outermost
+  // outputs involved (so the master's crash basis applies) start the staircase master again;
+  // its exact pricing over the grid certifies the vertex it finds.
+  std::vector<detail::StaircaseColumn> columns;
+  if (ipm.status == detail::StaircaseBarrierStatus::Converged)
+    columns = detail::staircase_barrier_columns(ipm, scaled, P.low);
+  Index lo_end = lo_index, hi_end = hi_index;
+  for (const auto& c : columns) {
+    lo_end = std::min(lo_end, c.grid_index);
+    hi_end = std::max(hi_end, c.grid_index);
+  }
+  for (auto& c : detail::one_sided_columns(k, scaled[lo_end], lo_end)) columns.push_back(std::move(c));
+  for (auto& c : detail::one_sided_columns(k, scaled[hi_end], hi_end)) columns.push_back(std::move(c));
+  // The columns the first master used keep their information too.
+  for (Index j = 0; j < S.x.size(); ++j)
+    if (S.x[j] > 0) columns.push_back(S.columns[std::size_t(j)]);
+  const Index rounds_before = S.rounds, iterations_before = S.iterations;
+  S = detail::solve_staircase_master(P, std::move(columns), loss_of, price, options, penalty);
+  S.rounds += rounds_before;
+  S.iterations += iterations_before;
+  UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
+  result.interior_point_iterations = ipm.iterations;
+  if (result.optimal()) result.lower_bound = Scalar(std::max(ipm_bound, master_bound(S)) * cost_unit);
+  return result;
 }
 
 /// Alg. 2 then Alg. 1: the optimal unbiased (or bias-bounded) randomizer on the `grid_size`-point

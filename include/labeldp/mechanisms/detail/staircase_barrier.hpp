@@ -94,6 +94,10 @@ struct StaircaseBarrierOptions {
   double tolerance = 1e-9;
   Index max_iterations = 150;  ///< interior-point iterations before giving up
   Index max_correctors = 2;    ///< Gondzio's extra centrality correctors per iteration (0 = pure Mehrotra)
+  /// At the end, outputs whose top \f$T_o\f$ is below this times the largest are set to zero
+  /// (their mass moved to the others while the rows are restored to roundoff): the interior
+  /// point then uses only the outputs that matter.
+  double drop_threshold = 1e-9;
 };
 
 /// How solve_staircase_barrier() ended.
@@ -199,6 +203,8 @@ class StaircaseBarrier {
         best.rp = rp;
         best.T = m_T;
         best.U = m_U;
+        best.G = m_G;
+        best.z = m_z;
         best.lT = m_lT;
         best.pi = m_pi;
         best.sigma = m_sigma;
@@ -224,6 +230,7 @@ class StaircaseBarrier {
         out.status = StaircaseBarrierStatus::Stalled;
         break;
       }
+      m_factorized = true;
       // Predictor (affine scaling).
       Direction aff;
       complementarity_rhs(0.0, nullptr, aff);
@@ -258,10 +265,14 @@ class StaircaseBarrier {
         out.status = StaircaseBarrierStatus::Converged;
       m_T = best.T;
       m_U = best.U;
+      m_G = best.G;
+      m_z = best.z;
+      m_zb = (2 * m_B) - m_z.array();
       m_lT = best.lT;
       m_pi = best.pi;
       m_sigma = best.sigma;
     }
+    if (m_factorized) finalize(options.drop_threshold);
     // Results in the caller's units.
     out.top = m_T;
     out.top_dual = m_lT * m_cost_scale;
@@ -292,9 +303,69 @@ class StaircaseBarrier {
   struct Snapshot {
     double gap = std::numeric_limits<double>::infinity(), rp = 0;
     Index iteration = -1;
-    Eigen::VectorXd T, lT, pi, sigma;
-    Eigen::MatrixXd U;
+    Eigen::VectorXd T, z, lT, pi, sigma;
+    Eigen::MatrixXd U, G;
   };
+
+  /// Sets the outputs with \f$T_o\f$ below `threshold` times the largest to exactly zero and
+  /// moves their (tiny) mass to the others by project() in the metric with those outputs
+  /// removed; if that is not possible (a slack would turn negative), only project().
+  void finalize(double threshold) {
+    std::vector<char> drop(std::size_t(m_n), 0);
+    const double cut = threshold * m_T.maxCoeff();
+    bool any = false;
+    for (Index o = 0; o < m_n; ++o)
+      if (m_T[o] < cut) drop[std::size_t(o)] = any = 1;
+    if (any && factorize(&drop)) {
+      const Eigen::VectorXd T = m_T;
+      const Eigen::MatrixXd U = m_U, G = m_G;
+      for (Index o = 0; o < m_n; ++o)
+        if (drop[std::size_t(o)]) {
+          m_T[o] = 0;
+          m_U.col(o).setZero();
+          m_G.col(o).setZero();
+        }
+      if (project(&drop)) return;
+      m_T = T;
+      m_U = U;
+      m_G = G;
+    }
+    if (factorize()) project();
+  }
+
+  /// Removes the coupling rows' residual to roundoff: the minimum-norm correction in the
+  /// metric of the last barrier Hessian, \f$dx = H^{-1} A^T (A H^{-1} A^T)^{-1} r_p\f$ (the last
+  /// factorization), taken only if it keeps every slack positive.
+  bool project(const std::vector<char>* dropped = nullptr) {
+    Eigen::VectorXd Ax;
+    apply_A(m_T, m_U, m_z, Ax);
+    Eigen::VectorXd rp(m_m);
+    rp.head(m_k).setOnes();
+    if (m_bias) rp.tail(m_k) = m_target.array() + m_B;
+    rp -= Ax;
+    const Eigen::VectorXd dy = solve_S(rp);
+    Eigen::MatrixXd dU = dy.head(m_k).replicate(1, m_n);
+    if (m_bias) dU.noalias() += dy.tail(m_k) * m_x.transpose();
+    Eigen::VectorXd dT = m_low * dU.colwise().sum().transpose();
+    arrow_solve(dT, dU);
+    const Eigen::VectorXd T = m_T + dT;
+    const Eigen::MatrixXd U = m_U + dU;
+    const Eigen::MatrixXd G = m_G + (m_w * dT).transpose().replicate(m_k, 1) - dU;
+    Eigen::VectorXd z = m_z;
+    if (m_bounded) z += dy.tail(m_k).cwiseQuotient(m_Hz);
+    for (Index o = 0; o < m_n; ++o) {
+      if (dropped && (*dropped)[std::size_t(o)]) continue;
+      if (!(T[o] > 0 && U.col(o).minCoeff() > 0 && G.col(o).minCoeff() > 0)) return false;
+    }
+    if (m_bounded && !(z.minCoeff() > 0 && (2 * m_B - z.array()).minCoeff() > 0)) return false;
+    if (!T.allFinite() || !U.allFinite() || !G.allFinite()) return false;
+    m_T = T;
+    m_U = U;
+    m_G = G;
+    m_z = z;
+    m_zb = (2 * m_B) - m_z.array();
+    return true;
+  }
 
   /// staircase_lagrangian_bound() at the current duals, in scaled units (uses m_Q from
   /// residuals()).
@@ -394,13 +465,22 @@ class StaircaseBarrier {
   }
 
   /// Arrow-matrix data and the normal matrix of the coupling rows; false on breakdown.
-  bool factorize() {
+  /// `dropped` (optional, n flags): outputs whose variables are held at zero (their blocks
+  /// leave the normal matrix).
+  bool factorize(const std::vector<char>* dropped = nullptr) {
     const Index k = m_k, n = m_n, m = m_m;
     const Eigen::MatrixXd dU = m_lU.cwiseQuotient(m_U), dG = m_lG.cwiseQuotient(m_G);
     m_Dinv = (dU + dG).cwiseInverse();
     m_q = dG.cwiseProduct(m_Dinv);
     // gamma = dT + w^2 sum dG dU / D (written through q = dG / D).
     m_gamma = m_lT.cwiseQuotient(m_T) + m_w * m_w * m_q.cwiseProduct(dU).colwise().sum().transpose();
+    if (dropped)
+      for (Index o = 0; o < n; ++o)
+        if ((*dropped)[std::size_t(o)]) {
+          m_Dinv.col(o).setZero();
+          m_q.col(o).setZero();
+          m_gamma[o] = std::numeric_limits<double>::infinity();
+        }
     if (m_bounded) m_Hz = m_lz.cwiseQuotient(m_z) + m_lzb.cwiseQuotient(m_zb);
     // F: column o = [f_o; x_o f_o] / sqrt(gamma_o), f_o = low + w q_o.
     m_F.resize(m, n);
@@ -681,7 +761,8 @@ class StaircaseBarrier {
 
   const StaircaseBarrierProblem& m_P;
   Index m_k = 0, m_n = 0, m_m = 0;
-  bool m_bias = false, m_bounded = false, m_woodbury = false, m_woodbury_failed = false, m_dense_ready = false;
+  bool m_bias = false, m_bounded = false, m_woodbury = false, m_woodbury_failed = false, m_dense_ready = false,
+       m_factorized = false;
   double m_low = 0, m_w = 0, m_cost_scale = 1, m_row_scale = 1, m_B = 0, m_bnorm = 1;
   Eigen::MatrixXd m_c;
   Eigen::VectorXd m_cT, m_x, m_target;
@@ -744,6 +825,51 @@ inline std::vector<StaircaseColumn> staircase_barrier_columns(const StaircaseBar
     if (ratio[std::size_t(order[std::size_t(k - 1)])] > cluster_gap) add(k);
   }
   return cols;
+}
+
+/// The interior point's mechanism written exactly as a non-negative combination of staircase
+/// columns: for every output with \f$T_o > \f$ `relative_threshold` times the largest, with the
+/// labels sorted by decreasing ratio \f$r_y = (v_{y,o}/T_o - \ell)/(1 - \ell)\f$ (clamped to
+/// [0, 1]), \f$v_{\cdot,o} = \sum_{j=0}^{k} w_j s(\text{top}_j)\f$ with \f$w_0 = T_o(1 - r_{(1)})\f$,
+/// \f$w_j = T_o(r_{(j)} - r_{(j+1)})\f$ (\f$r_{(k+1)} = 0\f$); only columns of positive weight are
+/// returned. Every merged column lies in the cone exactly, so the mechanism is eps-DP whatever
+/// the interior point's accuracy; its rows hold to the interior point's residual.
+/// \return the columns (output = `outputs[o]`, grid_index = o) and their weights.
+inline std::pair<std::vector<StaircaseColumn>, Eigen::VectorXd> staircase_decomposition(const StaircaseBarrierResult& r,
+                                                                                        const Eigen::VectorXd& outputs,
+                                                                                        double low,
+                                                                                        double relative_threshold = 0) {
+  std::vector<StaircaseColumn> cols;
+  std::vector<double> weights;
+  const Index k = r.mechanism.rows(), n = r.mechanism.cols();
+  if (n == 0 || k == 0) return {cols, Eigen::VectorXd()};
+  const double top = r.top.maxCoeff();
+  std::vector<Index> order(static_cast<std::size_t>(k));
+  std::vector<double> ratio(static_cast<std::size_t>(k));
+  for (Index o = 0; o < n; ++o) {
+    const double T = r.top[o];
+    if (!(T > relative_threshold * top) || !(T > 0)) continue;
+    for (Index y = 0; y < k; ++y)
+      ratio[std::size_t(y)] = std::clamp((r.mechanism(y, o) / T - low) / (1 - low), 0.0, 1.0);
+    std::iota(order.begin(), order.end(), Index(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](Index a, Index b) { return ratio[std::size_t(a)] > ratio[std::size_t(b)]; });
+    StaircaseColumn c;
+    c.pattern.assign(std::size_t(k), 0);
+    c.output = outputs[o];
+    c.grid_index = o;
+    for (Index j = 0; j <= k; ++j) {
+      if (j > 0) c.pattern[std::size_t(order[std::size_t(j - 1)])] = 1;
+      const double upper = j == 0 ? 1.0 : ratio[std::size_t(order[std::size_t(j - 1)])];
+      const double lower = j == k ? 0.0 : ratio[std::size_t(order[std::size_t(j)])];
+      const double w = T * (upper - lower);
+      if (w > 0) {
+        cols.push_back(c);
+        weights.push_back(w);
+      }
+    }
+  }
+  return {cols, Eigen::Map<const Eigen::VectorXd>(weights.data(), Index(weights.size()))};
 }
 
 }  // namespace labeldp::detail
