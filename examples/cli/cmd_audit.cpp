@@ -1,6 +1,6 @@
 // `labeldp audit --mechanism FILE [--json]`: the exact privacy level of a finite mechanism read
 // from JSON (as printed by `bins`, `optimal` or `unbiased`): max over outputs o and input pairs
-// (y, y') of ln(P[y -> o] / P[y' -> o]) (contract: shared/contract/cli.md).
+// (y, y') of ln(P[y -> o] / P[y' -> o]) (the labeldp CLI contract).
 //
 // JSON has no infinity. A mechanism in which some output has probability 0 for one input and
 // > 0 for another is not eps-DP for any finite eps; audit then prints {"epsilon":"inf"} (a JSON
@@ -11,11 +11,10 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "labeldp/core/audit.hpp"
@@ -38,9 +37,9 @@ struct EntryPositions {
 EntryPositions scan_probability_positions(const std::string& text) {
   EntryPositions pos;
   int depth = 0;
-  bool in_target = false;    // inside the "probabilities" array
-  bool expect_array = false; // just read the key "probabilities" and its ':'
-  bool expect_entry = false; // inside a row, after '[' or ','
+  bool in_target = false;     // inside the "probabilities" array
+  bool expect_array = false;  // just read the key "probabilities" and its ':'
+  bool expect_entry = false;  // inside a row, after '[' or ','
   std::string last_key;
   auto mark_entry = [&](std::size_t i) {
     if (in_target && depth == 3 && expect_entry) {
@@ -55,8 +54,10 @@ EntryPositions scan_probability_positions(const std::string& text) {
       mark_entry(i);
       std::string s;
       for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\') ++i;
-        else s += text[i];
+        if (text[i] == '\\')
+          ++i;
+        else
+          s += text[i];
       }
       if (depth == 1) last_key = s;
       continue;
@@ -190,9 +191,8 @@ void run_audit(const std::string& path, bool json) {
         throw labeldp::cli::InputError(where(r, c) + "probability " + token(r, c, v) + " at row " + std::to_string(r) +
                                        ", column " + std::to_string(c) + " is not finite");
       if (x < 0)
-        throw labeldp::cli::InputError(where(r, c) + "probability " + token(r, c, v) +
-                                       " at row " + std::to_string(r) + ", column " + std::to_string(c) +
-                                       " is negative");
+        throw labeldp::cli::InputError(where(r, c) + "probability " + token(r, c, v) + " at row " + std::to_string(r) +
+                                       ", column " + std::to_string(c) + " is negative");
       p(Index(r), Index(c)) = x;
       sum += x;
     }
@@ -209,8 +209,7 @@ void run_audit(const std::string& path, bool json) {
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "audit",
-    "Exact privacy level of a finite mechanism given as JSON (inputs, outputs, probabilities)",
+    "audit", "Exact privacy level of a finite mechanism given as JSON (inputs, outputs, probabilities)",
     [](CLI::App& app) {
       auto path = std::make_shared<std::string>();
       auto json = std::make_shared<bool>(false);

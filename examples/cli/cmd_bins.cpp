@@ -1,6 +1,6 @@
 // `labeldp bins --prior FILE --eps E [--loss squared|absolute|poisson] [--json]`: the optimal
 // RR-on-Bins mechanism for a known prior (Ghazi et al., ICLR 2023, Algorithms 1-2; solved exactly
-// by labeldp::solve_rr_on_bins(); contract: shared/contract/cli.md).
+// by labeldp::solve_rr_on_bins(); the labeldp CLI contract).
 //
 // expected_loss = sum_y p(y) E[loss(M(y), y)] under Algorithm 1's exact probabilities, with
 // squared (o-y)^2, absolute |o-y| or Poisson o - y ln(o). Everything is computed before anything
@@ -44,8 +44,9 @@ std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior,
   const auto sol = labeldp::solve_rr_on_bins(prior, a.eps, loss);
   const auto& rr = sol.mechanism;
   if (a.loss == "poisson" && !(rr.outputs()[0] > 0))
-    throw InputError(a.prior + ": all probability is on label 0: Poisson log loss needs outputs > 0, and no positive "
-                               "output is optimal");
+    throw InputError(a.prior +
+                     ": all probability is on label 0: Poisson log loss needs outputs > 0, and no positive "
+                     "output is optimal");
   const double expected = rr.expected_loss(prior, loss);
   using labeldp::io::json_number;
   std::ostringstream out;
@@ -84,8 +85,7 @@ void run_bins(const BinsArgs& a) {
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "bins",
-    "optimal RR-on-Bins mechanism for a known prior (Ghazi et al. 2023, Algorithms 1-2, exact)",
+    "bins", "optimal RR-on-Bins mechanism for a known prior (Ghazi et al. 2023, Algorithms 1-2, exact)",
     [](CLI::App& app) {
       auto args = std::make_shared<BinsArgs>();
       labeldp::cli::add_prior_option(app, args->prior);
@@ -94,9 +94,10 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       app.add_flag("--json", args->json,
                    "print {\"mechanism\":\"rr-on-bins\",\"eps\",\"loss\",\"expected_loss\",\"inputs\",\"outputs\","
                    "\"bins\":[{\"first\",\"last\",\"output\"}],\"probabilities\"}, numbers with 17 significant digits");
-      app.footer("Each label is reported as its bin's output with probability e^eps/(e^eps+d-1), as each other output "
-                 "with probability 1/(e^eps+d-1); the bins minimize the expected loss (optimal among all eps-DP "
-                 "mechanisms, Theorem 5).");
+      app.footer(
+          "Each label is reported as its bin's output with probability e^eps/(e^eps+d-1), as each other output "
+          "with probability 1/(e^eps+d-1); the bins minimize the expected loss (optimal among all eps-DP "
+          "mechanisms, Theorem 5).");
       app.callback([args] { run_bins(*args); });
     }}};
 

@@ -1,5 +1,5 @@
 // `labeldp interval --hist FILE --eps E --zeta Z [--json]`: RPWithPrior's optimal interval
-// [A1, A2] for a histogram prior (contract: shared/contract/cli.md; RPWithPrior ICLR submission,
+// [A1, A2] for a histogram prior (the labeldp CLI contract; RPWithPrior ICLR submission,
 // Lemma 3.5 / Algorithm 1, solved exactly in O(m) by labeldp::optimal_interval()).
 //
 // Extension: `--choose-zeta` instead of `--zeta` picks zeta minimizing the closed-form expected
@@ -59,9 +59,7 @@ void run_interval(const IntervalArgs& a) {
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "interval",
-    "RPWithPrior's optimal interval [A1, A2] for a histogram prior (exact, O(cells))",
-    [](CLI::App& app) {
+    "interval", "RPWithPrior's optimal interval [A1, A2] for a histogram prior (exact, O(cells))", [](CLI::App& app) {
       auto args = std::make_shared<IntervalArgs>();
       app.add_option("--hist", args->hist,
                      "CSV with header lo,hi,mass: rows sorted and contiguous, lo < hi, mass finite >= 0, not all 0 "
@@ -76,8 +74,9 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       app.add_flag("--json", args->json,
                    "print {\"mechanism\":\"rpwithprior\",\"eps\":E,\"zeta\":Z,\"A1\":a,\"A2\":b,\"objective\":F}, "
                    "numbers with 17 significant digits");
-      app.footer("objective = F(A1,A2) = 2Z/(2Z + e^-E (A2-A1)) * (prior mass of [A1,A2]) (Lemma 3.3), maximized "
-                 "exactly over all A1 <= A2. Ties: smallest A2, then the shortest interval.");
+      app.footer(
+          "objective = F(A1,A2) = 2Z/(2Z + e^-E (A2-A1)) * (prior mass of [A1,A2]) (Lemma 3.3), maximized "
+          "exactly over all A1 <= A2. Ties: smallest A2, then the shortest interval.");
       app.callback([args] { run_interval(*args); });
     }}};
 

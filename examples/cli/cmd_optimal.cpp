@@ -1,12 +1,19 @@
-// `labeldp optimal --prior FILE --eps E --outputs FILE [--loss squared|absolute|poisson] [--json]`:
+// `labeldp optimal --prior FILE --eps E --outputs FILE [--loss squared|absolute|poisson]
+// [--time-limit S] [--json]`:
 // the eps-DP mechanism with the least expected loss among ALL eps-DP mechanisms from the prior's
 // values to the given finite output set (Ghazi et al., ICLR 2023, LP (2); solved by
-// labeldp::optimal_mechanism_lp(), column generation over staircase columns; contract:
-// shared/contract/cli.md).
+// labeldp::optimal_mechanism_lp(), column generation over staircase columns; the
+// labeldp CLI contract).
 //
 // The outputs file is a CSV with header `output`, one finite value per row, duplicates ignored.
+// The JSON carries "status", the certified "lower_bound" on the optimal expected loss and the
+// relative "gap"; a time limit reached after a feasible mechanism was found still answers with
+// that mechanism and says so on stderr.
 // Everything is computed before anything is printed, so bad input leaves stdout empty.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +37,7 @@ struct OptimalArgs {
   double eps = 0;
   std::string outputs;
   std::string loss = "squared";
+  double time_limit = std::numeric_limits<double>::infinity();
   bool json = false;
 };
 
@@ -58,16 +66,32 @@ labeldp::Vector<double> read_outputs(const std::string& path) {
 template <typename Loss>
 std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& prior,
                    const labeldp::Vector<double>& outputs, const Loss& loss) {
-  const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, loss);
-  if (r.status != labeldp::optim::SolveStatus::Optimal)
+  labeldp::OptimalLPOptions options;
+  options.column_generation.time_limit = a.time_limit;
+  const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, loss, options);
+  const bool optimal = r.status == labeldp::optim::SolveStatus::Optimal;
+  const bool limited =
+      r.status == labeldp::optim::SolveStatus::TimeLimit || r.status == labeldp::optim::SolveStatus::IterationLimit;
+  if (!optimal && !(limited && r.mechanism.num_outputs() > 0))
     throw std::runtime_error("the optimal-mechanism LP stopped without a certified optimum (" + to_string(r.status) +
-                             " after " + std::to_string(r.rounds) + " column-generation rounds)");
+                             " after " + std::to_string(r.rounds) + " column-generation rounds" +
+                             (limited ? ", before a feasible mechanism was found)" : ")"));
+  // A bound above the loss by roundoff is a zero gap.
+  const double scale = std::max(std::abs(double(r.expected_loss)), 1e-300);
+  const double gap = std::isfinite(r.dual_bound) ? std::max(0.0, double(r.expected_loss) - r.dual_bound) / scale
+                                                 : std::numeric_limits<double>::infinity();
+  if (!optimal)
+    std::cerr << "labeldp: warning: " << to_string(r.status)
+              << " reached: the mechanism is eps-DP and feasible but may be up to a relative "
+              << labeldp::detail::format_number(gap) << " above the optimal expected loss\n";
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
     out << "{\"mechanism\":\"optimal-lp\",\"eps\":" << json_number(a.eps) << ",\"loss\":\"" << a.loss
-        << "\",\"expected_loss\":" << json_number(r.expected_loss) << ","
-        << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";
+        << "\",\"status\":\"" << to_string(r.status) << "\",\"expected_loss\":" << json_number(r.expected_loss);
+    if (std::isfinite(r.dual_bound)) out << ",\"lower_bound\":" << json_number(r.dual_bound);
+    if (std::isfinite(gap)) out << ",\"gap\":" << json_number(gap);
+    out << "," << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";
   } else {
     const auto& m = r.mechanism;
     out << "optimal eps-DP mechanism onto " << outputs.size() << " outputs (eps " << json_number(a.eps) << ", "
@@ -85,6 +109,7 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
 
 void run_optimal(const OptimalArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
+  labeldp::cli::validate_time_limit(a.time_limit);
   labeldp::cli::validate_loss_name(a.loss);
   const auto prior = labeldp::io::read_prior_csv(a.prior);
   const auto outputs = read_outputs(a.outputs);
@@ -95,20 +120,23 @@ void run_optimal(const OptimalArgs& a) {
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "optimal",
-    "optimal eps-DP mechanism onto a finite output set (Ghazi et al. 2023, LP (2), column generation)",
+    "optimal", "optimal eps-DP mechanism onto a finite output set (Ghazi et al. 2023, LP (2), column generation)",
     [](CLI::App& app) {
       auto args = std::make_shared<OptimalArgs>();
       labeldp::cli::add_prior_option(app, args->prior);
       labeldp::cli::add_eps_option(app, args->eps);
-      app.add_option("--outputs", args->outputs, "CSV with header output; one finite value per row (duplicates ignored)")
+      app.add_option("--outputs", args->outputs,
+                     "CSV with header output; one finite value per row (duplicates ignored)")
           ->required();
       app.add_option("--loss", args->loss, "squared (default), absolute or poisson (labels >= 0, outputs > 0)");
+      labeldp::cli::add_time_limit_option(app, args->time_limit);
       app.add_flag("--json", args->json,
-                   "print {\"mechanism\":\"optimal-lp\",\"eps\",\"loss\",\"expected_loss\",\"inputs\",\"outputs\","
+                   "print {\"mechanism\":\"optimal-lp\",\"eps\",\"loss\",\"status\",\"expected_loss\",\"lower_bound\","
+                   "\"gap\",\"inputs\",\"outputs\","
                    "\"probabilities\"}, numbers with 17 significant digits; only outputs with positive probability");
-      app.footer("Solves LP (2) of Ghazi et al. (2023) exactly by column generation over staircase columns; the "
-                 "expected loss is sum_y p(y) sum_o P[y][o] loss(o, y).");
+      app.footer(
+          "Solves LP (2) of Ghazi et al. (2023) exactly by column generation over staircase columns; the "
+          "expected loss is sum_y p(y) sum_o P[y][o] loss(o, y).");
       app.callback([args] { run_optimal(*args); });
     }}};
 

@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -112,7 +112,7 @@ void run_privatize(const Options& o, const Loss& loss) {
   const bool from_stdin = o.column.empty() && (o.input.empty() || o.input == "-");
   if (!o.column.empty() && (o.input.empty() || o.input == "-"))
     throw InputError("'--column' needs '--input FILE' (a CSV file with a header row)");
-  const labeldp::Rounding rounding = o.rounding == "floor" ? labeldp::Rounding::Floor
+  const labeldp::Rounding rounding = o.rounding == "floor"  ? labeldp::Rounding::Floor
                                      : o.rounding == "ceil" ? labeldp::Rounding::Ceil
                                                             : labeldp::Rounding::Nearest;
 
@@ -122,8 +122,9 @@ void run_privatize(const Options& o, const Loss& loss) {
   std::optional<labeldp::Discretizer<double>> disc;
   if (!o.prior.empty()) {
     if (!o.support.empty() || grid_any)
-      throw InputError("'--prior' sets the support to the prior's values: do not combine it with '--support', "
-                       "'--lo', '--hi' or '--resolution'");
+      throw InputError(
+          "'--prior' sets the support to the prior's values: do not combine it with '--support', "
+          "'--lo', '--hi' or '--resolution'");
     if (!o.eps_prior.empty())
       throw InputError("'--eps-prior' cannot be used with '--prior': a public prior costs no budget");
     prior = labeldp::io::read_prior_csv(o.prior);
@@ -146,8 +147,9 @@ void run_privatize(const Options& o, const Loss& loss) {
       throw InputError(std::string("'--resolution' ") + o.resolution + ": " + e.what());
     }
   } else {
-    throw InputError("no public discretization: give '--support FILE', or '--lo', '--hi' and '--resolution', "
-                     "or a public '--prior FILE'");
+    throw InputError(
+        "no public discretization: give '--support FILE', or '--lo', '--hi' and '--resolution', "
+        "or a public '--prior FILE'");
   }
   const Index k = disc->size();
   for (Index i = 0; i < k; ++i) {
@@ -169,13 +171,14 @@ void run_privatize(const Options& o, const Loss& loss) {
     ++n;
     if (from_stdin) buffered.push_back(std::uint32_t(i));
   });
-  if (n == 0)
-    throw InputError((from_stdin ? std::string("<stdin>") : o.input) + ": no labels to privatize");
+  if (n == 0) throw InputError((from_stdin ? std::string("<stdin>") : o.input) + ": no labels to privatize");
 
   // The generator: operating-system entropy unless --seed asks for a reproducible run.
   std::unique_ptr<labeldp::ChaCha20> gen;
-  if (seeded) gen = std::make_unique<labeldp::SeededRandom>(seed);
-  else gen = std::make_unique<labeldp::SecureRandom>();
+  if (seeded)
+    gen = std::make_unique<labeldp::SeededRandom>(seed);
+  else
+    gen = std::make_unique<labeldp::SecureRandom>();
 
   std::optional<labeldp::RROnBins<double>> rr;
   if (prior) {
@@ -193,13 +196,16 @@ void run_privatize(const Options& o, const Loss& loss) {
 
   // Pass 2: randomize and write. Output strings are formatted once per output value.
   std::vector<std::string> text(std::size_t(rr->num_outputs()));
-  for (Index j = 0; j < rr->num_outputs(); ++j) text[std::size_t(j)] = labeldp::io::json_number(rr->outputs()[j]) + "\n";
+  for (Index j = 0; j < rr->num_outputs(); ++j)
+    text[std::size_t(j)] = labeldp::io::json_number(rr->outputs()[j]) + "\n";
   std::optional<labeldp::io::AtomicFileWriter> file;
   if (!o.output.empty()) file.emplace(o.output);
   std::string chunk;
   auto flush = [&] {
-    if (file) file->write(chunk);
-    else std::cout.write(chunk.data(), std::streamsize(chunk.size()));
+    if (file)
+      file->write(chunk);
+    else
+      std::cout.write(chunk.data(), std::streamsize(chunk.size()));
     chunk.clear();
   };
   auto emit = [&](Index support_index) {
@@ -217,8 +223,10 @@ void run_privatize(const Options& o, const Loss& loss) {
     if (second != n) throw InputError(o.input + ": the file changed while it was being read");
   }
   flush();
-  if (file) file->commit();
-  else std::cout.flush();
+  if (file)
+    file->commit();
+  else
+    std::cout.flush();
 }
 
 void run(const Options& o) {
@@ -226,8 +234,7 @@ void run(const Options& o) {
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "privatize",
-    "eps-label-DP noisy labels by RR-on-Bins, with a public or privately estimated prior",
+    "privatize", "eps-label-DP noisy labels by RR-on-Bins, with a public or privately estimated prior",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
       app.add_option("--eps", o->eps, "total privacy budget E, a finite number > 0")->required();

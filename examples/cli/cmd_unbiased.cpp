@@ -1,11 +1,17 @@
-// `labeldp unbiased --prior FILE --eps E (--grid N | --continuous) [--max-bias B] [--json]`: the
+// `labeldp unbiased --prior FILE --eps E (--grid N | --continuous) [--max-bias B] [--time-limit S]
+// [--json]`: the
 // optimal unbiased (or bias-bounded) randomizer for a known prior (Badanidiyuru et al., NeurIPS
-// 2023, Algorithms 1-2; contract: shared/contract/cli.md).
+// 2023, Algorithms 1-2; the labeldp CLI contract).
 //
 // expected_loss = sum_y p(y) E[(M(y) - y)^2] (twice the paper's G with g = (o-y)^2/2);
-// max_bias = the achieved max_y |E[M(y)] - y|. Everything is computed before anything is
-// printed, so bad input leaves stdout empty.
+// max_bias = the achieved max_y |E[M(y)] - y|; lower_bound = the certified lower bound on the
+// optimal expected loss (weak duality from the solver's final duals and exact pricing), gap =
+// (expected_loss - lower_bound) / expected_loss. status "optimal": gap <= 1e-9; "time-limit" or
+// "iteration-limit": the best feasible mechanism found, with its gap (also said on stderr).
+// Everything is computed before anything is printed, so bad input leaves stdout empty.
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -28,35 +34,56 @@ struct UnbiasedArgs {
   long long grid = 0;
   bool continuous = false;
   double max_bias = 0;
+  double time_limit = std::numeric_limits<double>::infinity();
   bool json = false;
 };
 
 void run_unbiased(const UnbiasedArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
   labeldp::validate_finite_nonnegative("--max-bias", a.max_bias);
-  if (a.continuous == (a.grid != 0))
-    throw InputError("exactly one of '--grid N' and '--continuous' is required");
-  if (!a.continuous && a.grid < 2)
-    labeldp::detail::fail_parameter("--grid", "must be an integer >= 2", double(a.grid));
+  if (a.continuous == (a.grid != 0)) throw InputError("exactly one of '--grid N' and '--continuous' is required");
+  if (!a.continuous && a.grid < 2) labeldp::detail::fail_parameter("--grid", "must be an integer >= 2", double(a.grid));
+  labeldp::cli::validate_time_limit(a.time_limit);
   const auto prior = labeldp::io::read_prior_csv(a.prior);
   labeldp::UnbiasedOptions options;
   options.max_bias = a.max_bias;
+  options.time_limit = a.time_limit;
   const auto r = a.continuous ? labeldp::optimal_unbiased_continuous(prior, a.eps, options)
                               : labeldp::optimal_unbiased_grid(prior, a.eps, Index(a.grid), options);
-  if (!r.optimal())
+  // A limit reached after a feasible mechanism was found still answers, with its gap.
+  const bool limited =
+      r.status == labeldp::optim::SolveStatus::TimeLimit || r.status == labeldp::optim::SolveStatus::IterationLimit;
+  if (!r.optimal() && !(limited && r.mechanism.num_outputs() > 0))
     throw std::runtime_error(a.prior + ": the unbiased randomizer LP ended " + labeldp::optim::to_string(r.status) +
-                             " (eps " + labeldp::detail::format_number(a.eps) + ")");
+                             " (eps " + labeldp::detail::format_number(a.eps) + ")" +
+                             (limited ? " before a feasible mechanism was found" : ""));
+  const double lower_bound = double(r.lower_bound);
+  // A bound above the loss by roundoff is a zero gap.
+  const double gap = std::isfinite(lower_bound) ? std::max(0.0, double(r.expected_loss) - lower_bound) /
+                                                      std::max(double(r.expected_loss), 1e-300)
+                                                : std::numeric_limits<double>::infinity();
+  if (!r.optimal())
+    std::cerr << "labeldp: warning: " << labeldp::optim::to_string(r.status)
+              << " reached: the mechanism is eps-DP and feasible but may be up to a relative "
+              << labeldp::detail::format_number(gap) << " above the optimal expected loss\n";
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
-    out << "{\"mechanism\":\"unbiased\",\"eps\":" << json_number(a.eps)
-        << ",\"expected_loss\":" << json_number(r.expected_loss) << ",\"max_bias\":" << json_number(r.max_bias) << ","
-        << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";
+    out << "{\"mechanism\":\"unbiased\",\"eps\":" << json_number(a.eps) << ",\"status\":\""
+        << labeldp::optim::to_string(r.status) << "\",\"expected_loss\":" << json_number(r.expected_loss);
+    if (std::isfinite(lower_bound)) out << ",\"lower_bound\":" << json_number(lower_bound);
+    if (std::isfinite(gap)) out << ",\"gap\":" << json_number(gap);
+    out << ",\"max_bias\":" << json_number(r.max_bias) << "," << labeldp::io::mechanism_json_fields(r.mechanism)
+        << "}\n";
   } else {
     out << "optimal " << (a.max_bias > 0 ? "bias-bounded" : "unbiased") << " randomizer (eps " << json_number(a.eps)
         << ", " << (a.continuous ? std::string("continuous outputs") : "grid of " + std::to_string(a.grid))
         << "): " << r.mechanism.num_outputs() << " outputs, expected squared loss " << json_number(r.expected_loss)
         << ", max bias " << json_number(r.max_bias) << "\n";
+    out << "status " << labeldp::optim::to_string(r.status);
+    if (std::isfinite(lower_bound))
+      out << ", certified lower bound " << json_number(lower_bound) << " (relative gap " << json_number(gap) << ")";
+    out << "\n";
     out << "outputs:";
     for (Index j = 0; j < r.mechanism.num_outputs(); ++j) out << " " << json_number(r.mechanism.outputs()[j]);
     out << "\n";
@@ -77,11 +104,15 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       grid->excludes(cont);
       cont->excludes(grid);
       app.add_option("--max-bias", args->max_bias, "B >= 0: require |E[M(y)] - y| <= B for every label (default 0)");
+      labeldp::cli::add_time_limit_option(app, args->time_limit);
       app.add_flag("--json", args->json,
-                   "print {\"mechanism\":\"unbiased\",\"eps\",\"expected_loss\",\"max_bias\",\"inputs\",\"outputs\","
-                   "\"probabilities\"}, numbers with 17 significant digits");
-      app.footer("expected_loss is sum_y p(y) E[(M(y)-y)^2]; max_bias is the achieved max_y |E[M(y)] - y|. Only "
-                 "outputs with positive probability are listed.");
+                   "print {\"mechanism\":\"unbiased\",\"eps\",\"status\",\"expected_loss\",\"lower_bound\",\"gap\","
+                   "\"max_bias\",\"inputs\",\"outputs\",\"probabilities\"}, numbers with 17 significant digits");
+      app.footer(
+          "expected_loss is sum_y p(y) E[(M(y)-y)^2]; lower_bound is a certified lower bound on the optimum "
+          "(weak duality) and gap = (expected_loss - lower_bound) / expected_loss, <= 1e-9 when status is "
+          "optimal; max_bias is the achieved max_y |E[M(y)] - y|. Only outputs with positive probability are "
+          "listed.");
       app.callback([args] { run_unbiased(*args); });
     }}};
 

@@ -2,14 +2,15 @@
 // registers it with a static CommandRegistration, so commands are added without touching main.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "labeldp/core/loss.hpp"
+#include "labeldp/core/validate.hpp"
 
 namespace labeldp::cli {
 
@@ -59,6 +60,21 @@ inline void add_prior_option(CLI::App& app, std::string& path) {
 /// The `--eps E` option shared by the mechanism commands (validated when the command runs).
 inline void add_eps_option(CLI::App& app, double& eps) {
   app.add_option("--eps", eps, "privacy budget eps, finite and > 0")->required();
+}
+
+/// The `--time-limit SECONDS` option of the LP commands (default: none). When it is reached the
+/// command prints the best feasible mechanism found so far with `"status":"time-limit"`, its
+/// certified `lower_bound` and relative `gap`, and says so on stderr.
+inline void add_time_limit_option(CLI::App& app, double& seconds) {
+  app.add_option("--time-limit", seconds,
+                 "stop after this many seconds with the best mechanism found so far and its certified gap "
+                 "(default: no limit)");
+}
+
+/// Validates `--time-limit`: a number >= 0 (infinity = no limit).
+inline void validate_time_limit(double seconds) {
+  if (std::isnan(seconds) || seconds < 0)
+    throw InputError("--time-limit must be a number of seconds >= 0, got " + labeldp::detail::format_number(seconds));
 }
 
 }  // namespace labeldp::cli

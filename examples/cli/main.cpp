@@ -1,4 +1,4 @@
-// labeldp: command-line front end of the library (contract: shared/contract/cli.md).
+// labeldp: command-line front end of the library (the labeldp CLI contract).
 #include <algorithm>
 #include <cstdio>
 #include <exception>

@@ -1,29 +1,26 @@
 // End-to-end tests of the labeldp program's `audit` and `privatize` commands and the common rules
-// of the CLI contract (shared/contract/cli.md), run as a separate process. The program is looked
+// of the CLI contract (the labeldp CLI contract), run as a separate process. The program is looked
 // up next to this test executable (all binaries go to build/bin/); when it was not built (e.g.
 // LABELDP_BUILD_EXAMPLES=OFF) the tests warn and do nothing.
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <labeldp/core/audit.hpp>
+#include <labeldp/core/mechanism.hpp>
+#include <labeldp/io/json.hpp>
+#include <labeldp/mechanisms/rr_on_bins.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include <labeldp/core/audit.hpp>
-#include <labeldp/core/mechanism.hpp>
-#include <labeldp/io/json.hpp>
-#include <labeldp/mechanisms/rr_on_bins.hpp>
 
 #include "oracles/statistics.hpp"
 
@@ -41,13 +38,14 @@ fs::path cli_path() {
 
 bool have_cli() { return fs::exists(cli_path()); }
 
-#define REQUIRE_CLI()                                                                                 \
-  do {                                                                                                \
-    if (!have_cli()) {                                                                                \
-      WARN("labeldp program not found at " << cli_path().string() << ": CLI tests skipped (build the " \
-                                                                       "labeldp_cli target)");        \
-      return;                                                                                         \
-    }                                                                                                 \
+#define REQUIRE_CLI()                                                           \
+  do {                                                                          \
+    if (!have_cli()) {                                                          \
+      WARN("labeldp program not found at " << cli_path().string()               \
+                                           << ": CLI tests skipped (build the " \
+                                              "labeldp_cli target)");           \
+      return;                                                                   \
+    }                                                                           \
   } while (0)
 
 const fs::path& scratch() {
@@ -170,7 +168,8 @@ TEST_CASE("cli audit: binary randomized response has epsilon ln 3", "[cli][audit
   CHECK(j["epsilon"].get<double>() == Approx(std::log(3.0)).epsilon(1e-15));
   CHECK(r.out == "{\"epsilon\":" + labeldp::io::json_number(std::log(0.75) - std::log(0.25)) + "}\n");
   // Without --json: the number alone.
-  CHECK(run("audit --mechanism '" + path + "'").out == labeldp::io::json_number(std::log(0.75) - std::log(0.25)) + "\n");
+  CHECK(run("audit --mechanism '" + path + "'").out ==
+        labeldp::io::json_number(std::log(0.75) - std::log(0.25)) + "\n");
 }
 
 TEST_CASE("cli audit agrees with a brute-force audit on random mechanisms", "[cli][audit]") {
@@ -224,8 +223,10 @@ TEST_CASE("cli audit reads the output of `labeldp bins` (epsilon equals --eps)",
 
 TEST_CASE("cli audit rejects a negative probability", "[cli][audit]") {
   REQUIRE_CLI();
-  const auto path = write("neg.json", "{\"inputs\":[0,1],\"outputs\":[0,1],\n\"probabilities\":[[1.1,-0.1],\n[0.5,0.5]]}");
-  require_bad_input(run("audit --mechanism neg.json --json"), "neg.json:2: probability -0.1 at row 0, column 1 is negative");
+  const auto path =
+      write("neg.json", "{\"inputs\":[0,1],\"outputs\":[0,1],\n\"probabilities\":[[1.1,-0.1],\n[0.5,0.5]]}");
+  require_bad_input(run("audit --mechanism neg.json --json"),
+                    "neg.json:2: probability -0.1 at row 0, column 1 is negative");
 }
 
 TEST_CASE("cli audit rejects a row not summing to 1", "[cli][audit]") {
@@ -243,7 +244,8 @@ TEST_CASE("cli audit accepts a row off by less than 1e-9", "[cli][audit]") {
 TEST_CASE("cli audit rejects a non-numeric probability", "[cli][audit]") {
   REQUIRE_CLI();
   write("str.json", "{\"probabilities\":[[0.5,\"half\"],[0.5,0.5]]}");
-  require_bad_input(run("audit --mechanism str.json --json"), "str.json:1: probability \"half\" at row 0, column 1 is not a number");
+  require_bad_input(run("audit --mechanism str.json --json"),
+                    "str.json:1: probability \"half\" at row 0, column 1 is not a number");
 }
 
 TEST_CASE("cli audit rejects invalid JSON", "[cli][audit]") {
@@ -255,7 +257,8 @@ TEST_CASE("cli audit rejects invalid JSON", "[cli][audit]") {
 TEST_CASE("cli audit rejects an overflowing number", "[cli][audit]") {
   REQUIRE_CLI();
   write("big.json", "{\"probabilities\":[[1e400]]}");
-  require_bad_input(run("audit --mechanism big.json --json"), "big.json:1: invalid JSON: number overflow parsing '1e400'");
+  require_bad_input(run("audit --mechanism big.json --json"),
+                    "big.json:1: invalid JSON: number overflow parsing '1e400'");
 }
 
 TEST_CASE("cli audit rejects a missing file", "[cli][audit]") {
@@ -272,13 +275,15 @@ TEST_CASE("cli audit rejects a file without probabilities", "[cli][audit]") {
 TEST_CASE("cli audit rejects ragged rows", "[cli][audit]") {
   REQUIRE_CLI();
   write("ragged.json", "{\"probabilities\":[[0.5,0.5],\n\n[1]]}");
-  require_bad_input(run("audit --mechanism ragged.json --json"), "ragged.json:3: probabilities row 1 has 1 entries, row 0 has 2");
+  require_bad_input(run("audit --mechanism ragged.json --json"),
+                    "ragged.json:3: probabilities row 1 has 1 entries, row 0 has 2");
 }
 
 TEST_CASE("cli audit rejects inputs that do not match the rows", "[cli][audit]") {
   REQUIRE_CLI();
   write("inputs.json", "{\"inputs\":[0,1,2],\"probabilities\":[[1],[1]]}");
-  require_bad_input(run("audit --mechanism inputs.json --json"), "inputs.json:1: \"inputs\" has 3 values but \"probabilities\" has 2 rows");
+  require_bad_input(run("audit --mechanism inputs.json --json"),
+                    "inputs.json:1: \"inputs\" has 3 values but \"probabilities\" has 2 rows");
 }
 
 TEST_CASE("cli audit rejects a missing --mechanism", "[cli][audit]") {
@@ -326,9 +331,12 @@ TEST_CASE("cli privatize with a public prior samples the optimal RR-on-Bins exac
   const auto out = lines(r.out);
   REQUIRE(out.size() == std::size_t(n));
   for (const auto& l : out) {
-    if (l == labeldp::io::json_number(rr.outputs()[0])) ++observed[0];
-    else if (l == labeldp::io::json_number(rr.outputs()[1])) ++observed[1];
-    else FAIL("unexpected output " << l);
+    if (l == labeldp::io::json_number(rr.outputs()[0]))
+      ++observed[0];
+    else if (l == labeldp::io::json_number(rr.outputs()[1]))
+      ++observed[1];
+    else
+      FAIL("unexpected output " << l);
   }
   const auto fit = labeldp::test::chi_square(observed, {double(realized(0, 0)), double(realized(0, 1))});
   INFO("observed " << observed[0] << " / " << observed[1] << " p " << fit.p_value);
@@ -339,7 +347,8 @@ TEST_CASE("cli privatize: the CPS wage column to an output file, atomically", "[
   REQUIRE_CLI();
   const auto out_path = (scratch() / "wages_private.txt").string();
   const std::string flags = " --eps 2 --lo 0 --hi 5000 --resolution 50 --seed 3";
-  const auto r = run("privatize --input '" + data_file("cps1988.csv") + "' --column wage --output '" + out_path + "'" + flags);
+  const auto r =
+      run("privatize --input '" + data_file("cps1988.csv") + "' --column wage --output '" + out_path + "'" + flags);
   REQUIRE(r.status == 0);
   CHECK(r.out.empty());
   const auto written = lines(slurp(out_path));
@@ -363,8 +372,8 @@ TEST_CASE("cli privatize: absolute and Poisson losses, support file, floor round
   const auto support = write("support.csv", "value\n0\n1\n2\n5\n10\n");
   const std::string labels = "0\n1\n1\n2\n3\n7\n12\n0.5\n";
   for (const char* loss : {"squared", "absolute", "poisson"}) {
-    const auto r = run(std::string("privatize --eps 3 --eps-prior 0.5 --support '") + support + "' --rounding floor --loss " +
-                           loss + " --seed 1",
+    const auto r = run(std::string("privatize --eps 3 --eps-prior 0.5 --support '") + support +
+                           "' --rounding floor --loss " + loss + " --seed 1",
                        labels);
     INFO(loss << ": " << r.err);
     REQUIRE(r.status == 0);
@@ -379,27 +388,32 @@ TEST_CASE("cli privatize rejects a missing --eps", "[cli][privatize]") {
 
 TEST_CASE("cli privatize rejects --eps 0", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps 0 --lo 0 --hi 1 --resolution 1", "1\n"), "'--eps' must be a finite number > 0, got '0'");
+  require_bad_input(run("privatize --eps 0 --lo 0 --hi 1 --resolution 1", "1\n"),
+                    "'--eps' must be a finite number > 0, got '0'");
 }
 
 TEST_CASE("cli privatize rejects a negative --eps", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps=-1 --lo 0 --hi 1 --resolution 1", "1\n"), "'--eps' must be a finite number > 0, got '-1'");
+  require_bad_input(run("privatize --eps=-1 --lo 0 --hi 1 --resolution 1", "1\n"),
+                    "'--eps' must be a finite number > 0, got '-1'");
 }
 
 TEST_CASE("cli privatize rejects --eps nan", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps nan --lo 0 --hi 1 --resolution 1", "1\n"), "'--eps' must be a finite number, got 'nan'");
+  require_bad_input(run("privatize --eps nan --lo 0 --hi 1 --resolution 1", "1\n"),
+                    "'--eps' must be a finite number, got 'nan'");
 }
 
 TEST_CASE("cli privatize rejects --eps inf", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps inf --lo 0 --hi 1 --resolution 1", "1\n"), "'--eps' must be a finite number, got 'inf'");
+  require_bad_input(run("privatize --eps inf --lo 0 --hi 1 --resolution 1", "1\n"),
+                    "'--eps' must be a finite number, got 'inf'");
 }
 
 TEST_CASE("cli privatize rejects a non-numeric --eps", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps abc --lo 0 --hi 1 --resolution 1", "1\n"), "'--eps' must be a finite number, got 'abc'");
+  require_bad_input(run("privatize --eps abc --lo 0 --hi 1 --resolution 1", "1\n"),
+                    "'--eps' must be a finite number, got 'abc'");
 }
 
 TEST_CASE("cli privatize rejects --eps-prior >= --eps", "[cli][privatize]") {
@@ -428,7 +442,8 @@ TEST_CASE("cli privatize rejects an unknown --loss", "[cli][privatize]") {
 
 TEST_CASE("cli privatize rejects an unknown --rounding", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps 1 --rounding up --lo 0 --hi 1 --resolution 1", "1\n"), "--rounding: up not in");
+  require_bad_input(run("privatize --eps 1 --rounding up --lo 0 --hi 1 --resolution 1", "1\n"),
+                    "--rounding: up not in");
 }
 
 TEST_CASE("cli privatize rejects --resolution 0", "[cli][privatize]") {
@@ -444,7 +459,8 @@ TEST_CASE("cli privatize rejects a resolution giving too many points", "[cli][pr
 
 TEST_CASE("cli privatize rejects --hi <= --lo", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps 1 --lo 5 --hi 5 --resolution 1", "1\n"), "'--hi' must be greater than '--lo' (5), got '5'");
+  require_bad_input(run("privatize --eps 1 --lo 5 --hi 5 --resolution 1", "1\n"),
+                    "'--hi' must be greater than '--lo' (5), got '5'");
 }
 
 TEST_CASE("cli privatize rejects a grid without --resolution", "[cli][privatize]") {
@@ -460,7 +476,8 @@ TEST_CASE("cli privatize rejects no discretization at all", "[cli][privatize]") 
 TEST_CASE("cli privatize rejects --support together with a grid", "[cli][privatize]") {
   REQUIRE_CLI();
   const auto support = write("sup2.csv", "value\n0\n1\n");
-  require_bad_input(run("privatize --eps 1 --support '" + support + "' --lo 0", "1\n"), "'--support' cannot be combined");
+  require_bad_input(run("privatize --eps 1 --support '" + support + "' --lo 0", "1\n"),
+                    "'--support' cannot be combined");
 }
 
 TEST_CASE("cli privatize rejects --prior together with --eps-prior", "[cli][privatize]") {
@@ -473,13 +490,15 @@ TEST_CASE("cli privatize rejects --prior together with --eps-prior", "[cli][priv
 TEST_CASE("cli privatize rejects --prior together with a grid", "[cli][privatize]") {
   REQUIRE_CLI();
   const auto prior = write("p3.csv", "value,prob\n0,1\n");
-  require_bad_input(run("privatize --eps 1 --prior '" + prior + "' --resolution 1", "0\n"), "'--prior' sets the support");
+  require_bad_input(run("privatize --eps 1 --prior '" + prior + "' --resolution 1", "0\n"),
+                    "'--prior' sets the support");
 }
 
 TEST_CASE("cli privatize rejects a bad prior file with its line and value", "[cli][privatize]") {
   REQUIRE_CLI();
   write("prior.csv", "value,prob\n0,0.5\n1,0.3\n2,0.3\n3,0\n4,0\n5,-0.1\n");
-  require_bad_input(run("privatize --eps 1 --prior prior.csv", "0\n"), "labeldp: error: prior.csv:7: probability -0.1 is negative");
+  require_bad_input(run("privatize --eps 1 --prior prior.csv", "0\n"),
+                    "labeldp: error: prior.csv:7: probability -0.1 is negative");
 }
 
 TEST_CASE("cli privatize rejects a duplicate support value", "[cli][privatize]") {
@@ -497,14 +516,15 @@ TEST_CASE("cli privatize rejects --column without --input", "[cli][privatize]") 
 
 TEST_CASE("cli privatize rejects a missing input file", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --input missing.txt"), "missing.txt: cannot open file");
+  require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --input missing.txt"),
+                    "missing.txt: cannot open file");
 }
 
 TEST_CASE("cli privatize rejects a missing column", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --input '" + data_file("cps1988.csv") +
-                        "' --column salary"),
-                    "cps1988.csv:1: no column 'salary'");
+  require_bad_input(
+      run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --input '" + data_file("cps1988.csv") + "' --column salary"),
+      "cps1988.csv:1: no column 'salary'");
 }
 
 TEST_CASE("cli privatize rejects a bad label: no output file, nothing on stdout", "[cli][privatize]") {
@@ -514,11 +534,13 @@ TEST_CASE("cli privatize rejects a bad label: no output file, nothing on stdout"
   labels += "oops\n";
   const auto out_path = (scratch() / "never.txt").string();
   write("bad_labels.txt", labels);
-  require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --input bad_labels.txt --output '" + out_path + "'"),
-                    "bad_labels.txt:100001: label 'oops' is not a number");
+  require_bad_input(
+      run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --input bad_labels.txt --output '" + out_path + "'"),
+      "bad_labels.txt:100001: label 'oops' is not a number");
   CHECK_FALSE(fs::exists(out_path));
   require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --prior-free-typo", labels), "");
-  require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1", labels), "<stdin>:100001: label 'oops' is not a number");
+  require_bad_input(run("privatize --eps 1 --lo 0 --hi 1 --resolution 1", labels),
+                    "<stdin>:100001: label 'oops' is not a number");
   int leftovers = 0;
   for (const auto& e : fs::directory_iterator(scratch()))
     if (e.path().filename().string().find("never.txt") != std::string::npos) ++leftovers;
@@ -561,7 +583,8 @@ TEST_CASE("cli privatize rejects a support file without the 'value' header", "[c
 
 TEST_CASE("cli privatize rejects a non-numeric --lo", "[cli][privatize]") {
   REQUIRE_CLI();
-  require_bad_input(run("privatize --eps 1 --lo abc --hi 1 --resolution 1", "0\n"), "'--lo' must be a finite number, got 'abc'");
+  require_bad_input(run("privatize --eps 1 --lo abc --hi 1 --resolution 1", "0\n"),
+                    "'--lo' must be a finite number, got 'abc'");
 }
 
 TEST_CASE("cli privatize rejects a non-numeric label in a CSV column", "[cli][privatize]") {
@@ -575,4 +598,124 @@ TEST_CASE("cli audit rejects a JSON document that is not an object", "[cli][audi
   REQUIRE_CLI();
   write("array.json", "[[1]]");
   require_bad_input(run("audit --mechanism array.json --json"), "array.json:1: expected a JSON object");
+}
+
+// ---------------------------------------------------------------------------------------------
+// unbiased / optimal: the certificate fields and --time-limit
+
+namespace {
+
+// A 40-label near-uniform prior (probabilities 1..3 repeating) as a prior CSV.
+std::string near_uniform_prior_file() {
+  std::string text = "value,count\n";
+  for (int i = 0; i < 40; ++i) text += std::to_string(10 + 3 * i + (i % 3)) + "," + std::to_string(1 + i % 3) + "\n";
+  return write("near_uniform.csv", text);
+}
+
+// The mechanism fields of a construction command's JSON: checks rows sum to 1, the brute-force
+// audit is within eps, and (unbiased) every conditional mean equals its input.
+void check_mechanism_json(const nlohmann::json& j, double eps, bool unbiased) {
+  const auto inputs = j.at("inputs").get<std::vector<double>>();
+  const auto outputs = j.at("outputs").get<std::vector<double>>();
+  const auto rows = j.at("probabilities").get<std::vector<std::vector<double>>>();
+  REQUIRE(rows.size() == inputs.size());
+  labeldp::Matrix<double> p(labeldp::Index(rows.size()), labeldp::Index(outputs.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    REQUIRE(rows[i].size() == outputs.size());
+    double sum = 0, mean = 0;
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      CHECK(rows[i][o] >= 0);
+      p(labeldp::Index(i), labeldp::Index(o)) = rows[i][o];
+      sum += rows[i][o];
+      mean += rows[i][o] * outputs[o];
+    }
+    CHECK(std::abs(sum - 1) <= 1e-9);
+    if (unbiased) CHECK(std::abs(mean - inputs[i]) <= 1e-7 * std::max(1.0, std::abs(inputs[i])));
+  }
+  CHECK(brute_epsilon(p) <= eps * (1 + 1e-12));
+}
+
+// The certificate: a lower bound at most the loss, within `gap` of it.
+void check_certificate(const nlohmann::json& j) {
+  REQUIRE(j.contains("lower_bound"));
+  REQUIRE(j.contains("gap"));
+  const double loss = j.at("expected_loss").get<double>(), bound = j.at("lower_bound").get<double>();
+  const double gap = j.at("gap").get<double>();
+  CHECK(gap >= 0);
+  CHECK(bound <= loss * (1 + 1e-12));
+  CHECK(loss - bound <= gap * loss * (1 + 1e-9) + 1e-12 * loss);
+  if (j.at("status") == "optimal") CHECK(gap <= 1e-9);
+}
+
+}  // namespace
+
+TEST_CASE("cli unbiased --continuous and --grid print a certified lower bound", "[cli][unbiased]") {
+  REQUIRE_CLI();
+  const std::string prior = near_uniform_prior_file();
+  for (const std::string mode : {"--continuous", "--grid 60", "--continuous --max-bias 5", "--grid 60 --max-bias 5"}) {
+    for (const double eps : {0.5, 2.0, 8.0}) {
+      INFO(mode << " eps " << eps);
+      std::ostringstream eps_text;
+      eps_text << eps;
+      const auto r = run("unbiased --prior " + prior + " --eps " + eps_text.str() + " " + mode + " --json");
+      INFO("stderr: " << r.err);
+      REQUIRE(r.status == 0);
+      const auto j = nlohmann::json::parse(r.out);
+      CHECK(j.at("status") == "optimal");
+      check_certificate(j);
+      check_mechanism_json(j, eps, mode.find("max-bias") == std::string::npos);
+    }
+  }
+  // The grid optimum is never below the continuous one (the continuous problem has every output).
+  const auto cont = nlohmann::json::parse(run("unbiased --prior " + prior + " --eps 1 --continuous --json").out);
+  const auto grid = nlohmann::json::parse(run("unbiased --prior " + prior + " --eps 1 --grid 60 --json").out);
+  CHECK(cont.at("lower_bound").get<double>() <= grid.at("expected_loss").get<double>() * (1 + 1e-12));
+}
+
+TEST_CASE("cli optimal prints status, lower bound and gap", "[cli][optimal]") {
+  REQUIRE_CLI();
+  const std::string prior = near_uniform_prior_file();
+  std::string outputs = "output\n";
+  for (int i = 0; i <= 80; ++i) outputs += std::to_string(10 + 1.5 * i) + "\n";
+  write("outputs81.csv", outputs);
+  for (const std::string eps : {"0.05", "1", "12"}) {
+    INFO("eps " << eps);
+    const auto r = run("optimal --prior " + prior + " --eps " + eps + " --outputs outputs81.csv --json");
+    INFO("stderr: " << r.err);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("status") == "optimal");
+    check_certificate(j);
+    check_mechanism_json(j, std::stod(eps), false);
+  }
+}
+
+TEST_CASE("cli --time-limit 0 answers with a feasible mechanism and its gap, or optimal", "[cli][unbiased][optimal]") {
+  REQUIRE_CLI();
+  const std::string prior = near_uniform_prior_file();
+  for (const std::string mode : {"--grid 400", "--continuous", "--grid 200 --max-bias 2"}) {
+    INFO(mode);
+    const auto r = run("unbiased --prior " + prior + " --eps 4 " + mode + " --time-limit 0 --json");
+    INFO("stderr: " << r.err);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const std::string status = j.at("status");
+    CHECK((status == "optimal" || status == "time-limit"));
+    if (status == "time-limit") CHECK_THAT(r.err, StartsWith("labeldp: warning: time-limit reached"));
+    check_certificate(j);
+    check_mechanism_json(j, 4, mode.find("max-bias") == std::string::npos);
+  }
+}
+
+TEST_CASE("cli unbiased and optimal reject a bad --time-limit", "[cli][unbiased][optimal]") {
+  REQUIRE_CLI();
+  const std::string prior = near_uniform_prior_file();
+  require_bad_input(run("unbiased --prior " + prior + " --eps 1 --grid 10 --time-limit -1"),
+                    "--time-limit must be a number of seconds >= 0, got -1");
+  require_bad_input(run("unbiased --prior " + prior + " --eps 1 --grid 10 --time-limit nan"), "--time-limit");
+  write("outputs3.csv", "output\n0\n1\n2\n");
+  require_bad_input(run("optimal --prior " + prior + " --eps 1 --outputs outputs3.csv --time-limit -0.5"),
+                    "--time-limit must be a number of seconds >= 0, got -0.5");
+  require_bad_input(run("optimal --prior " + prior + " --eps 1 --outputs outputs3.csv --time-limit abc"),
+                    "--time-limit");
 }

@@ -1,6 +1,6 @@
 /// \file
-/// CSV input and atomic file output for the library's file formats (contract:
-/// shared/contract/cli.md, "Input files"). Every error is a `std::invalid_argument` whose message
+/// CSV input and atomic file output for the library's file formats (the labeldp CLI
+/// contract, "Input files"). Every error is a `std::invalid_argument` whose message
 /// starts with `path:line:` and quotes the offending value, e.g.
 /// `prior.csv:7: probability -0.1 is negative`, so that a user can fix the file without a debugger.
 ///
@@ -196,8 +196,7 @@ class CsvReader {
           field += line[i++];
         }
         while (i < line.size() && blank(line[i])) ++i;
-        if (i < line.size() && line[i] != ',')
-          fail("unexpected text after a closing quote: '" + line.substr(i) + "'");
+        if (i < line.size() && line[i] != ',') fail("unexpected text after a closing quote: '" + line.substr(i) + "'");
       } else {
         const std::size_t start = i;
         while (i < line.size() && line[i] != ',') ++i;
@@ -234,8 +233,7 @@ inline std::size_t find_column(CsvReader& reader, std::vector<std::string>& head
     if (found != header.size()) reader.fail("column '" + name + "' appears twice in the header");
     found = j;
   }
-  if (found == header.size())
-    reader.fail("no column '" + name + "' in header '" + join_fields(header) + "'");
+  if (found == header.size()) reader.fail("no column '" + name + "' in header '" + join_fields(header) + "'");
   return found;
 }
 }  // namespace detail

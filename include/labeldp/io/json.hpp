@@ -1,7 +1,7 @@
 /// \file
 /// Minimal JSON output for the library's results (no external JSON library in include/; the
 /// CLI reads JSON with nlohmann/json). Real numbers are written with 17 significant digits so
-/// that they read back to the same double (contract: shared/contract/cli.md, "Common rules").
+/// that they read back to the same double (the labeldp CLI contract, "Common rules").
 #pragma once
 
 #include <cmath>
@@ -48,13 +48,27 @@ inline std::string json_string(std::string_view text) {
   std::string s = "\"";
   for (char c : text) {
     switch (c) {
-      case '"': s += "\\\""; break;
-      case '\\': s += "\\\\"; break;
-      case '\n': s += "\\n"; break;
-      case '\r': s += "\\r"; break;
-      case '\t': s += "\\t"; break;
-      case '\b': s += "\\b"; break;
-      case '\f': s += "\\f"; break;
+      case '"':
+        s += "\\\"";
+        break;
+      case '\\':
+        s += "\\\\";
+        break;
+      case '\n':
+        s += "\\n";
+        break;
+      case '\r':
+        s += "\\r";
+        break;
+      case '\t':
+        s += "\\t";
+        break;
+      case '\b':
+        s += "\\b";
+        break;
+      case '\f':
+        s += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -74,8 +88,8 @@ inline std::string json_string(std::string_view text) {
 /// JSON of `bins`, `optimal`, `unbiased`, read back by `audit`). Row i of `probabilities` is
 /// the distribution of the output for input i.
 inline std::string mechanism_json_fields(const FiniteMechanism<double>& m) {
-  std::string s = "\"inputs\":" + json_array(m.inputs()) + ",\"outputs\":" + json_array(m.outputs()) +
-                  ",\"probabilities\":[";
+  std::string s =
+      "\"inputs\":" + json_array(m.inputs()) + ",\"outputs\":" + json_array(m.outputs()) + ",\"probabilities\":[";
   for (Index i = 0; i < m.num_inputs(); ++i) {
     if (i) s += ',';
     s += json_array(m.probabilities().row(i));

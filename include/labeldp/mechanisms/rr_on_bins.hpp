@@ -2,7 +2,7 @@
 /// RR-on-Bins (Ghazi, Kamath, Kumar, Leeman, Manurangsi, Varadarajan, Zhang: "Regression with
 /// Label Differential Privacy", ICLR 2023): randomized response on the bin of the label
 /// (Algorithm 1) and the optimal bins for a known prior (Algorithm 2, computed exactly by
-/// Dinkelbach's method; notes in shared/ALGORITHMS.md, Section 1).
+/// Dinkelbach's method).
 #pragma once
 
 #include <algorithm>
@@ -69,8 +69,7 @@ class RROnBins {
   /// \throws std::invalid_argument naming the parameter, the rule and the value, for a bad eps,
   ///         an empty `inputs`, a size mismatch, a non-finite or non-increasing input, or a
   ///         non-finite or decreasing phi.
-  RROnBins(Vector<Scalar> inputs, Vector<Scalar> phi, double eps)
-      : m_eps(eps), m_inputs(std::move(inputs)) {
+  RROnBins(Vector<Scalar> inputs, Vector<Scalar> phi, double eps) : m_eps(eps), m_inputs(std::move(inputs)) {
     validate_epsilon(eps);
     const Index k = m_inputs.size();
     if (k == 0) throw std::invalid_argument("'inputs' must not be empty, got 0 values");
@@ -202,8 +201,8 @@ class RROnBins {
   /// Poisson log loss at a label > 0 and output 0).
   /// \throws std::invalid_argument when the prior's values differ from inputs().
   template <typename Loss = SquaredLoss<Scalar>>
-    requires NoisyLabelLoss<Loss, Scalar>
-  Scalar expected_loss(const FinitePrior<Scalar>& prior, const Loss& loss = {}) const {
+  requires NoisyLabelLoss<Loss, Scalar> Scalar expected_loss(const FinitePrior<Scalar>& prior, const Loss& loss = {})
+  const {
     if (prior.size() != num_inputs() || prior.values() != m_inputs)
       throw std::invalid_argument("'prior' must have exactly the mechanism's input values (" +
                                   std::to_string(num_inputs()) + " of them), got " + std::to_string(prior.size()) +
@@ -260,8 +259,7 @@ class RROnBins {
     }
   }
 
-  static constexpr bool kHashed =
-      std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
+  static constexpr bool kHashed = std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
   using Key = std::conditional_t<sizeof(Scalar) == 4, std::uint32_t, std::uint64_t>;
   struct Slot {
     Key key = 0;
@@ -297,7 +295,7 @@ class RROnBins {
   Vector<Scalar> m_inputs;
   Vector<Scalar> m_outputs;
   std::vector<Index> m_bin;
-  double m_coin = 1.0;            // probability of the sampler's coin (see set_sampler())
+  double m_coin = 1.0;             // probability of the sampler's coin (see set_sampler())
   bool m_coin_is_uniform = false;  // the coin decides "uniform output" (else "keep Phi(y)")
   std::vector<Slot> m_slots;
   std::size_t m_mask = 0;
@@ -314,9 +312,9 @@ enum class RROnBinsStatus {
 template <typename Scalar = double>
 struct RROnBinsSolution {
   RROnBins<Scalar> mechanism;  ///< the optimal RR-on-Bins
-  Scalar expected_loss;        ///< the optimum \f$\min_\Phi A[k][d]/(d - 1 + e^\varepsilon)\f$ as computed by the solver
-  int iterations;              ///< segmentation DPs solved by Dinkelbach's method
-  RROnBinsStatus status;       ///< Optimal unless the iteration cap was hit
+  Scalar expected_loss;   ///< the optimum \f$\min_\Phi A[k][d]/(d - 1 + e^\varepsilon)\f$ as computed by the solver
+  int iterations;         ///< segmentation DPs solved by Dinkelbach's method
+  RROnBinsStatus status;  ///< Optimal unless the iteration cap was hit
 };
 
 /// The optimal RR-on-Bins for `prior` (Ghazi et al. 2023, Algorithm 2, same optimum), with the
@@ -349,16 +347,16 @@ struct RROnBinsSolution {
 /// \throws std::invalid_argument for a bad eps, or a prior value the loss rejects
 ///         (`loss.validate_label`, e.g. a negative label with Poisson log loss).
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-RROnBinsSolution<Scalar> solve_rr_on_bins(const FinitePrior<Scalar>& prior, double eps, const Loss& loss = {}) {
+requires NoisyLabelLoss<Loss, Scalar> RROnBinsSolution<Scalar> solve_rr_on_bins(const FinitePrior<Scalar>& prior,
+                                                                                double eps, const Loss& loss = {}) {
   validate_epsilon(eps);
   for (Index i = 0; i < prior.size(); ++i) loss.validate_label(prior.value(i));
   const auto scale = detail::RROnBinsScale::from_eps(eps);
   auto finish = [&](const auto& model) {
     const auto out = detail::dinkelbach<Scalar>(model, scale);
-    return RROnBinsSolution<Scalar>{RROnBins<Scalar>(prior.values(), detail::monotone_phi<Scalar>(model, out.ends), eps),
-                                    out.ratio, out.iterations,
-                                    out.converged ? RROnBinsStatus::Optimal : RROnBinsStatus::IterationLimit};
+    return RROnBinsSolution<Scalar>{
+        RROnBins<Scalar>(prior.values(), detail::monotone_phi<Scalar>(model, out.ends), eps), out.ratio, out.iterations,
+        out.converged ? RROnBinsStatus::Optimal : RROnBinsStatus::IterationLimit};
   };
   if constexpr (std::is_same_v<Loss, SquaredLoss<Scalar>>) {
     return finish(detail::SquaredBinCost<Scalar>(prior, scale));
@@ -381,8 +379,8 @@ RROnBinsSolution<Scalar> solve_rr_on_bins(const FinitePrior<Scalar>& prior, doub
 /// for the method).
 /// \throws std::invalid_argument for a bad eps or a label the loss rejects.
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-RROnBins<Scalar> optimal_rr_on_bins(const FinitePrior<Scalar>& prior, double eps, const Loss& loss = {}) {
+requires NoisyLabelLoss<Loss, Scalar> RROnBins<Scalar> optimal_rr_on_bins(const FinitePrior<Scalar>& prior, double eps,
+                                                                          const Loss& loss = {}) {
   return solve_rr_on_bins<Scalar, Loss>(prior, eps, loss).mechanism;
 }
 

@@ -1,8 +1,8 @@
 /// \file
 /// Hist_eps: the private histogram prior of RPWithPrior (ICLR submission, Algorithm 4 in
 /// Appendix G): Laplace-noised labels, histogrammed. The paper gives no noise scale; labels
-/// are clipped to public bounds [lo, hi] and the noise has scale (hi - lo)/eps
-/// (ALGORITHMS.md, section 3), drawn exactly as discrete Laplace noise on a public grid.
+/// are clipped to public bounds [lo, hi] and the noise has scale (hi - lo)/eps,
+/// drawn exactly as discrete Laplace noise on a public grid.
 #pragma once
 
 #include <algorithm>
@@ -23,10 +23,10 @@ namespace labeldp {
 
 /// Public parameters of Hist_eps.
 struct HistEpsOptions {
-  double lo = 0;            ///< Lower clipping bound (public, finite, < hi).
-  double hi = 1;            ///< Upper clipping bound (public, finite).
-  double eps = 1;           ///< Privacy budget of the noisy labels (finite, > 0).
-  double resolution = 0.01; ///< Noise grid step r (public, > 0): labels and noise live on lo + r Z.
+  double lo = 0;             ///< Lower clipping bound (public, finite, < hi).
+  double hi = 1;             ///< Upper clipping bound (public, finite).
+  double eps = 1;            ///< Privacy budget of the noisy labels (finite, > 0).
+  double resolution = 0.01;  ///< Noise grid step r (public, > 0): labels and noise live on lo + r Z.
 };
 
 /// Output of Hist_eps.
@@ -137,12 +137,13 @@ HistEpsResult<Scalar> hist_eps_paper_nodes(const std::vector<Scalar>& labels, Sc
     for (Scalar v : noisy) mu += v;
     mu /= Scalar(noisy.size());
     if (!(double((mx - mn) / sigma) <= 1e7))
-      detail::fail_parameter("sigma", "must be at least (max - min of the noisy labels) / 1e7 = " +
-                                          detail::format_number(double((mx - mn) / Scalar(1e7))),
+      detail::fail_parameter("sigma",
+                             "must be at least (max - min of the noisy labels) / 1e7 = " +
+                                 detail::format_number(double((mx - mn) / Scalar(1e7))),
                              double(sigma));
     auto node = [&](std::int64_t k) { return mu + Scalar(k) * sigma; };
     std::int64_t k0 = std::int64_t(std::floor(double((mn - mu) / sigma)));
-    while (node(k0) > mn) --k0;          // rounding guards for the defining inequalities
+    while (node(k0) > mn) --k0;  // rounding guards for the defining inequalities
     while (!(mn < node(k0 + 1))) ++k0;
     std::int64_t k1 = std::int64_t(std::ceil(double((mx - mu) / sigma))) - 1;
     while (!(node(k1) < mx)) --k1;

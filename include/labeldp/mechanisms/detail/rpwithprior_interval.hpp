@@ -1,7 +1,7 @@
 /// \file
 /// The optimal interval \f$[A_1, A_2]\f$ of RPWithPrior (ICLR submission, Section 3.2) in O(m)
 /// for a histogram prior with m cells: Dinkelbach's method on the ratio F of Lemma 3.3, each
-/// step a maximum-subarray scan (ALGORITHMS.md, section 3).
+/// step a maximum-subarray scan.
 #pragma once
 
 #include <algorithm>
@@ -24,13 +24,13 @@ enum class IntervalStatus {
 /// \tparam Scalar floating-point type.
 template <typename Scalar = double>
 struct OptimalInterval {
-  Scalar a1;             ///< \f$A_1\f$.
-  Scalar a2;             ///< \f$A_2\f$.
-  Index first_node;      ///< i with \f$A_1 = n_i\f$, or -1 when \f$A_1\f$ is not a node.
-  Index last_node;       ///< j with \f$A_2 = n_j\f$, or -1 when \f$A_2\f$ is not a node.
-  Scalar objective;      ///< \f$F(A_1, A_2) = \frac{2\zeta}{2\zeta + e^{-\varepsilon}(A_2 - A_1)} \int_{A_1}^{A_2} f_Y\f$.
-  Index iterations;      ///< Dinkelbach iterations (0 for solvers that do not iterate).
-  IntervalStatus status; ///< Optimal or IterationLimit.
+  Scalar a1;         ///< \f$A_1\f$.
+  Scalar a2;         ///< \f$A_2\f$.
+  Index first_node;  ///< i with \f$A_1 = n_i\f$, or -1 when \f$A_1\f$ is not a node.
+  Index last_node;   ///< j with \f$A_2 = n_j\f$, or -1 when \f$A_2\f$ is not a node.
+  Scalar objective;  ///< \f$F(A_1, A_2) = \frac{2\zeta}{2\zeta + e^{-\varepsilon}(A_2 - A_1)} \int_{A_1}^{A_2} f_Y\f$.
+  Index iterations;  ///< Dinkelbach iterations (0 for solvers that do not iterate).
+  IntervalStatus status;  ///< Optimal or IterationLimit.
 };
 
 /// \f$F(A_1, A_2) = \frac{2\zeta}{\gamma} \int_{A_1}^{A_2} f_Y(y)\,dy\f$ with
@@ -62,8 +62,8 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
 /// \f$\max_{i \le j} (P_j - P_i) - \lambda(1 + \kappa(n_j - n_i))\f$ equals
 /// \f$\max_{i \le j} (h_j - h_i) - \lambda\f$, \f$h_k = P_k - \lambda\kappa n_k\f$: a running
 /// minimum (maximum subarray, Kadane). Starting from F of the best of a few central-quantile
-/// intervals, \f$\lambda\f$ is set to F of the maximizer until it stops increasing; each step increases \f$\lambda\f$ strictly and
-/// there are finitely many pairs, so it ends at the optimum (superlinearly: typically 3-6 steps).
+/// intervals, \f$\lambda\f$ is set to F of the maximizer until it stops increasing; each step increases \f$\lambda\f$
+/// strictly and there are finitely many pairs, so it ends at the optimum (superlinearly: typically 3-6 steps).
 ///
 /// Ties (several maximizers, F equal to 1e-14 relative): the one with the smallest \f$A_2\f$
 /// and, for it, the largest \f$A_1\f$ (the shortest interval), found during the last scan (at

@@ -1,8 +1,7 @@
 /// \file
 /// Internals of the production RR-on-Bins solver (Ghazi et al., ICLR 2023, Algorithm 2 made
 /// fast): bin-cost models for the built-in losses and for user losses, the 1-D segmentation DP
-/// without bin count, and Dinkelbach's method on the ratio N(Phi) / (d - 1 + e^eps)
-/// (notes: shared/ALGORITHMS.md, Section 1).
+/// without bin count, and Dinkelbach's method on the ratio N(Phi) / (d - 1 + e^eps).
 ///
 /// Scaling. A bin S costs \f$L(S) = \min_o \sum_y p_y (1 + W [y \in S]) \ell(o, y)\f$ with
 /// \f$W = e^\varepsilon - 1\f$, and the expected loss of the partition is
@@ -13,6 +12,7 @@
 /// exceeds 1, so large eps neither overflows nor swamps the in-bin terms.
 #pragma once
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <concepts>
@@ -20,8 +20,6 @@
 #include <limits>
 #include <span>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/prior.hpp"
@@ -142,9 +140,9 @@ class SquaredBinCost {
       }
       for (Index r0 = 0; r0 < i; r0 += kBlock) {
         const Index n = std::min(kBlock, i - r0);
-        const Scalar screen = ((kk - best + u.segment(r0, n)) * (c0 - m_t0.segment(r0, n)) -
-                               (c1 - m_t1.segment(r0, n)).square())
-                                  .minCoeff();
+        const Scalar screen =
+            ((kk - best + u.segment(r0, n)) * (c0 - m_t0.segment(r0, n)) - (c1 - m_t1.segment(r0, n)).square())
+                .minCoeff();
         if (!(screen <= 0)) continue;
         buf.head(n) = (kk + u.segment(r0, n)) - (c1 - m_t1.segment(r0, n)).square() / (c0 - m_t0.segment(r0, n));
         const Scalar m = buf.head(n).minCoeff();
@@ -219,7 +217,8 @@ class PoissonBinCost {
       for (Index r0 = 0; r0 < i; r0 += kBlock) {
         const Index n = std::min(kBlock, i - r0);
         w1.head(n) = c1 - m_t1.segment(r0, n);
-        buf.head(n) = (f.segment(r0, n) - c) + w1.head(n) * (Scalar(1) - (w1.head(n) / (c0 - m_t0.segment(r0, n))).log());
+        buf.head(n) =
+            (f.segment(r0, n) - c) + w1.head(n) * (Scalar(1) - (w1.head(n) / (c0 - m_t0.segment(r0, n))).log());
         const Scalar m = buf.head(n).minCoeff();
         if (m < best) {
           best = m;
@@ -354,9 +353,9 @@ class AbsoluteBinCost {
   /// \f$V_{i+1}[m] = \min(V_i[m], F[i] + \alpha g(y_m)) + \beta p_i |y_m - y_i|\f$, see the
   /// body), are evaluated only when the bound does not exclude them from the row minimum, and
   /// catch up the rows they skipped then. A bound is a proof, not a heuristic (unlike split-point
-  /// monotonicity, which fails here, see ALGORITHMS.md), so the DP stays exact; measured on the
-  /// wage-like prior of bench/bench_rr_on_bins.cpp (eps = 1), 0.5% of the (r, m) candidates
-  /// at k = 40,000 are evaluated and 2.7% folded in catch-ups (2% and 3.7% at k = 10,000).
+  /// monotonicity, which fails here: the quadrangle inequality fails on about 10% of quadruples), so the DP stays
+  /// exact; measured on the wage-like prior of bench/bench_rr_on_bins.cpp (eps = 1), 0.5% of the (r, m) candidates at k
+  /// = 40,000 are evaluated and 2.7% folded in catch-ups (2% and 3.7% at k = 10,000).
   ///
   /// Only the best m of each row is stored; the bin start r of the rows on the optimal path is
   /// recovered afterwards as \f$\arg\min_{r<i} F[r] - \beta C_m[r]\f$ (O(k) per bin), so `arg` is
@@ -440,7 +439,8 @@ class AbsoluteBinCost {
       const Index from = last_fold[std::size_t(b)];
       auto s = running.segment(b * kScreen, kScreen);
       if (!split && end - from > kEnvelopeRows) {
-        for (Index j = 0; j < kScreen; ++j) s[j] = std::min(s[j], static_cast<Scalar>(hull.value_at(m_y[b * kScreen + j])));
+        for (Index j = 0; j < kScreen; ++j)
+          s[j] = std::min(s[j], static_cast<Scalar>(hull.value_at(m_y[b * kScreen + j])));
       } else {
         const auto by = beta_y.segment(b * kScreen, kScreen);
         for (Index r = from; r < end; ++r) {
@@ -469,7 +469,7 @@ class AbsoluteBinCost {
       }
     };
     Index active = std::min(k, global_median + 1);  // running[m] is maintained for m < active
-    Index screened = 0;                              // blocks [0, screened): split, screened
+    Index screened = 0;                             // blocks [0, screened): split, screened
     Index linear_front = 0;  // blocks [max(linear_front, ceil(i / kScreen)), linear_end): linear, screened
     const Index linear_end = active / kScreen;
     for (Index i = 1; i <= k; ++i) {
@@ -663,7 +663,8 @@ class GenericBinCost {
     if (out) *out = o;
     Scalar total = 0;
     for (Index j = 0; j < m_k; ++j)
-      if (m_weights[std::size_t(j)] > 0) total += m_weights[std::size_t(j)] * static_cast<Scalar>((*m_loss)(o, m_values[std::size_t(j)]));
+      if (m_weights[std::size_t(j)] > 0)
+        total += m_weights[std::size_t(j)] * static_cast<Scalar>((*m_loss)(o, m_values[std::size_t(j)]));
     return total;
   }
 
@@ -815,14 +816,15 @@ DinkelbachOutcome<Scalar> dinkelbach(const Model& model, RROnBinsScale s, int ma
     // 1. Cuts on a grid of about 2 sqrt(k) positions.
     const Index grid = std::min<Index>(k, Index(2 * std::sqrt(double(k))));
     const Index spacing = (k + grid - 1) / grid;
-    for (Index g = 0; g <= grid; ++g) cuts.push_back(Index((long double)(k) * g / grid));
+    for (Index g = 0; g <= grid; ++g) cuts.push_back(Index((long double)(k)*g / grid));
     dinkelbach_iterate<Scalar>(model, s, restricted, out, warm_iterations, max_iterations);
     // 2. Cuts within one grid spacing of the current cuts, until they stop moving: usually
     //    the exact optimum, so that the first full DP below only confirms it.
     for (int round = 0; round < 4; ++round) {
       std::vector<Index> window{0};
       for (std::size_t j = 0; j + 1 < out.ends.size(); ++j)
-        for (Index t = std::max<Index>(1, out.ends[j] - spacing); t <= std::min<Index>(k - 1, out.ends[j] + spacing); ++t)
+        for (Index t = std::max<Index>(1, out.ends[j] - spacing); t <= std::min<Index>(k - 1, out.ends[j] + spacing);
+             ++t)
           if (t > window.back()) window.push_back(t);
       window.push_back(k);
       if (Index(window.size()) > warm_window_limit(model)) break;  // no cheaper than the full DP
