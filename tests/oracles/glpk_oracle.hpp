@@ -6,14 +6,13 @@
 
 #include <glpk.h>
 
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
-
-#include <Eigen/Core>
-#include <Eigen/SparseCore>
 
 #include "labeldp/optim/simplex.hpp"
 
@@ -28,7 +27,7 @@ inline bool close_relative(double a, double b, double rel) {
 struct GlpkResult {
   labeldp::optim::SolveStatus status = labeldp::optim::SolveStatus::NumericalIssue;
   double objective = std::numeric_limits<double>::quiet_NaN();  ///< c'x (valid when Optimal)
-  Eigen::VectorXd x;      ///< primal values (n)
+  Eigen::VectorXd x;                                            ///< primal values (n)
   Eigen::VectorXd duals;  ///< row duals (m), GLPK's sign convention = reduced costs c - A'y
   int glpk_return = 0;    ///< return code of glp_simplex / glp_exact (0 = solver finished)
 };
@@ -44,8 +43,8 @@ struct SparseLinearProgram {
 
 /// How GLPK should solve.
 struct GlpkOptions {
-  bool exact = false;     ///< glp_exact (rational arithmetic) after the floating simplex
-  bool presolve = false;  ///< GLPK's LP presolver (statuses are less specific with it)
+  bool exact = false;             ///< glp_exact (rational arithmetic) after the floating simplex
+  bool presolve = false;          ///< GLPK's LP presolver (statuses are less specific with it)
   double time_limit_seconds = 0;  ///< 0: no limit
 };
 
@@ -56,9 +55,15 @@ inline void glpk_set_rows(glp_prob* P, const Eigen::VectorXd& b, const std::vect
   if (m > 0) glp_add_rows(P, m);
   for (int i = 0; i < m; ++i) {
     switch (types[std::size_t(i)]) {
-      case labeldp::optim::RowType::Equal: glp_set_row_bnds(P, i + 1, GLP_FX, b[i], b[i]); break;
-      case labeldp::optim::RowType::LessEqual: glp_set_row_bnds(P, i + 1, GLP_UP, 0.0, b[i]); break;
-      case labeldp::optim::RowType::GreaterEqual: glp_set_row_bnds(P, i + 1, GLP_LO, b[i], 0.0); break;
+      case labeldp::optim::RowType::Equal:
+        glp_set_row_bnds(P, i + 1, GLP_FX, b[i], b[i]);
+        break;
+      case labeldp::optim::RowType::LessEqual:
+        glp_set_row_bnds(P, i + 1, GLP_UP, 0.0, b[i]);
+        break;
+      case labeldp::optim::RowType::GreaterEqual:
+        glp_set_row_bnds(P, i + 1, GLP_LO, b[i], 0.0);
+        break;
     }
   }
 }
@@ -71,7 +76,12 @@ inline GlpkResult glpk_run(glp_prob* P, int m, int n, const GlpkOptions& options
   parm.presolve = options.presolve ? GLP_ON : GLP_OFF;
   if (options.time_limit_seconds > 0) parm.tm_lim = int(options.time_limit_seconds * 1000);
   r.glpk_return = glp_simplex(P, &parm);
-  if (options.exact && r.glpk_return == 0) r.glpk_return = glp_exact(P, &parm);
+  if (options.exact) {
+    // After a failed floating-point solve the basis may be singular: restart the exact simplex
+    // from the all-slack basis.
+    if (r.glpk_return != 0) glp_std_basis(P);
+    r.glpk_return = glp_exact(P, &parm);
+  }
   const int st = glp_get_status(P);
   using labeldp::optim::SolveStatus;
   if (r.glpk_return == GLP_ETMLIM || r.glpk_return == GLP_EITLIM) {
@@ -136,7 +146,9 @@ inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp, const
 }
 
 /// Solves the dense LP with GLPK's simplex (no presolve, messages off).
-inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp) { return solve_with_glpk(lp, GlpkOptions{}); }
+inline GlpkResult solve_with_glpk(const labeldp::optim::LinearProgram& lp) {
+  return solve_with_glpk(lp, GlpkOptions{});
+}
 
 /// The optimal-mechanism LP written out explicitly (Ghazi et al. 2023, LP (2)): variables
 /// M[y][o] (index y * n + o) >= 0, k rows sum_o M[y][o] = 1, and k(k-1)n privacy rows
@@ -172,6 +184,44 @@ SparseLinearProgram explicit_mechanism_lp(const Eigen::VectorXd& values, const E
         t.emplace_back(r, z * n + o, -e);
         ++r;
       }
+  lp.A.setFromTriplets(t.begin(), t.end());
+  return lp;
+}
+
+/// LP (2) of Ghazi et al. (2023) in compact form: a column \f$M[\cdot][o] \ge 0\f$ is eps-DP
+/// (\f$M[y][o] \le e^\varepsilon M[y'][o]\f$ for all y, y') iff some \f$l_o \ge 0\f$ has
+/// \f$l_o \le M[y][o] \le e^\varepsilon l_o\f$ for every y (take \f$l_o = \min_y M[y][o]\f$). So
+/// \f$M[y][o] = l_o + s[y][o]\f$ with \f$0 \le s[y][o] \le (e^\varepsilon - 1) l_o\f$: n + kn
+/// variables (\f$l_o\f$ at o, \f$s[y][o]\f$ at n + y n + o), k rows \f$\sum_o M[y][o] = 1\f$ and kn
+/// rows \f$s[y][o] - (e^\varepsilon - 1) l_o \le 0\f$, instead of explicit_mechanism_lp()'s
+/// k(k-1)n pairwise rows. Same optimum (the tests check that on small instances).
+template <typename Loss>
+SparseLinearProgram compact_mechanism_lp(const Eigen::VectorXd& values, const Eigen::VectorXd& probs, double eps,
+                                         const Eigen::VectorXd& outputs, const Loss& loss) {
+  const Eigen::Index k = values.size(), n = outputs.size();
+  const double r = std::exp(eps) - 1;  // exact given e^eps: the same LP as explicit_mechanism_lp()
+  SparseLinearProgram lp;
+  const Eigen::Index rows = k + k * n;
+  lp.A.resize(rows, n + k * n);
+  lp.b = Eigen::VectorXd::Zero(rows);
+  lp.row_types.assign(std::size_t(rows), labeldp::optim::RowType::LessEqual);
+  lp.c = Eigen::VectorXd::Zero(n + k * n);
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(std::size_t(4 * k * n));
+  for (Eigen::Index y = 0; y < k; ++y) {
+    lp.b[y] = 1;
+    lp.row_types[std::size_t(y)] = labeldp::optim::RowType::Equal;
+    for (Eigen::Index o = 0; o < n; ++o) {
+      const double cost = probs[y] * loss(outputs[o], values[y]);
+      t.emplace_back(y, o, 1.0);
+      t.emplace_back(y, n + y * n + o, 1.0);
+      lp.c[o] += cost;
+      lp.c[n + y * n + o] = cost;
+      const Eigen::Index row = k + y * n + o;
+      t.emplace_back(row, n + y * n + o, 1.0);
+      t.emplace_back(row, o, -r);
+    }
+  }
   lp.A.setFromTriplets(t.begin(), t.end());
   return lp;
 }
