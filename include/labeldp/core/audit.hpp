@@ -27,6 +27,43 @@ double audit_epsilon(const Eigen::MatrixBase<Derived>& probabilities) {
   return eps;
 }
 
+/// Makes a probability matrix eps-DP *exactly as stored*: in every column, entries above
+/// \f$L \cdot m\f$ are lowered to it, where m is the column's smallest entry and L a double
+/// a few ulps below \f$e^\varepsilon\f$ (std::exp is within one ulp; the product is rounded
+/// once more), so that afterwards \f$P[i][j] \le e^\varepsilon P[i'][j]\f$ holds for the stored
+/// doubles in exact arithmetic. A column with a zero entry and a positive one (not eps-DP for
+/// any finite eps) is zeroed.
+///
+/// This is the last step of every solver that builds a mechanism from a floating-point
+/// solution (the optimal LP and unbiased randomizers): their columns are non-negative
+/// combinations of staircase vectors, eps-DP in exact arithmetic, and only roundoff (a
+/// row normalization, a tolerance-feasible simplex basis) can push a ratio past
+/// \f$e^\varepsilon\f$. The mass removed is returned so the caller can tell roundoff
+/// (~1e-15) from a real defect; the rows are NOT renormalized (that would move the ratios
+/// again).
+/// \param probabilities k x d matrix with finite entries >= 0 (modified in place).
+/// \param eps privacy parameter > 0 (not validated here; +infinity leaves every column as is).
+/// \return the largest total mass removed from one row.
+template <typename Derived>
+double cap_to_epsilon(Eigen::MatrixBase<Derived>& probabilities, double eps) {
+  double L = std::exp(eps);
+  for (int step = 0; step < 4; ++step) L = std::nextafter(L, 0.0);
+  if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
+  Eigen::VectorXd removed = Eigen::VectorXd::Zero(probabilities.rows());
+  for (Index j = 0; j < probabilities.cols(); ++j) {
+    const double lo = double(probabilities.col(j).minCoeff());
+    const double cap = lo * L;  // lo <= cap and cap <= e^eps lo in exact arithmetic
+    for (Index i = 0; i < probabilities.rows(); ++i) {
+      const double v = double(probabilities(i, j));
+      if (v > cap) {
+        removed[i] += v - cap;
+        probabilities(i, j) = typename Derived::Scalar(cap);
+      }
+    }
+  }
+  return probabilities.rows() ? removed.maxCoeff() : 0.0;
+}
+
 /// audit_epsilon() of the mechanism's stored probabilities.
 template <typename Scalar>
 double audit_epsilon(const FiniteMechanism<Scalar>& mechanism) {

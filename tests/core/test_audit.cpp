@@ -1,0 +1,110 @@
+// Tests of core/audit.hpp: audit_epsilon against a brute-force audit, and cap_to_epsilon making
+// matrices eps-DP exactly as stored (checked in long double, whose error ~1e-19 is far below the
+// few-ulp margin the cap keeps).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <labeldp/core/audit.hpp>
+#include <random>
+#include <vector>
+
+namespace {
+
+// Exact-enough oracle: every ratio in every column within e^eps, in long double logs.
+bool within_epsilon_long_double(const Eigen::MatrixXd& p, double eps) {
+  for (Eigen::Index j = 0; j < p.cols(); ++j)
+    for (Eigen::Index a = 0; a < p.rows(); ++a)
+      for (Eigen::Index b = 0; b < p.rows(); ++b) {
+        if (p(a, j) == 0) continue;
+        if (p(b, j) == 0) return false;
+        if (std::log((long double)p(a, j)) - std::log((long double)p(b, j)) > (long double)eps) return false;
+      }
+  return true;
+}
+
+// A mixture of RR-on-Bins blocks: block b (weight w_b) has d_b outputs and maps each input to
+// one of them with probability e^eps / (e^eps + d_b - 1), each other with 1 / (e^eps + d_b - 1).
+// In exact arithmetic rows sum to 1 and the largest ratios are exactly e^eps; the doubles
+// computed here miss that by roundoff, in either direction.
+Eigen::MatrixXd boundary_matrix(std::mt19937_64& gen, Eigen::Index k, Eigen::Index blocks, double eps) {
+  std::uniform_real_distribution<double> u(0.05, 1);
+  std::vector<Eigen::MatrixXd> parts;
+  Eigen::VectorXd w(blocks);
+  for (Eigen::Index b = 0; b < blocks; ++b) w[b] = u(gen);
+  w /= w.sum();
+  Eigen::Index total = 0;
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    const Eigen::Index d = 2 + Eigen::Index(gen() % 4);
+    const double e = std::exp(eps), denom = e + double(d - 1);
+    Eigen::MatrixXd part = Eigen::MatrixXd::Constant(k, d, w[b] / denom);
+    for (Eigen::Index i = 0; i < k; ++i) part(i, Eigen::Index(gen() % std::uint64_t(d))) = w[b] * e / denom;
+    parts.push_back(part);
+    total += d;
+  }
+  Eigen::MatrixXd p(k, total);
+  Eigen::Index at = 0;
+  for (const auto& part : parts) {
+    p.middleCols(at, part.cols()) = part;
+    at += part.cols();
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("audit_epsilon equals the brute-force maximum log ratio", "[audit]") {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(0.01, 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    Eigen::MatrixXd p(2 + trial % 5, 1 + trial % 7);
+    for (Eigen::Index i = 0; i < p.size(); ++i) p(i) = u(gen);
+    double brute = 0;
+    for (Eigen::Index j = 0; j < p.cols(); ++j)
+      for (Eigen::Index a = 0; a < p.rows(); ++a)
+        for (Eigen::Index b = 0; b < p.rows(); ++b) brute = std::max(brute, std::log(p(a, j) / p(b, j)));
+    CHECK(labeldp::audit_epsilon(p) == Approx(brute).epsilon(1e-12));
+  }
+  Eigen::MatrixXd half_zero(2, 1);
+  half_zero << 0.0, 1.0;
+  CHECK(std::isinf(labeldp::audit_epsilon(half_zero)));
+}
+
+TEST_CASE("cap_to_epsilon makes roundoff-violating matrices eps-DP exactly, removing only roundoff", "[audit]") {
+  std::mt19937_64 gen(11);
+  int violating = 0;
+  for (const double eps : {1e-6, 0.05, 0.5, 1.0, 4.0, 12.0, 30.0}) {
+    for (int trial = 0; trial < 100; ++trial) {
+      Eigen::MatrixXd p = boundary_matrix(gen, 2 + trial % 9, 1 + trial % 5, eps);
+      if (!within_epsilon_long_double(p, eps)) ++violating;
+      const Eigen::MatrixXd before = p;
+      const double removed = labeldp::cap_to_epsilon(p, eps);
+      INFO("eps " << eps << " trial " << trial);
+      CHECK(within_epsilon_long_double(p, eps));
+      CHECK(removed <= 1e-14);
+      CHECK((before - p).minCoeff() >= 0);  // only lowered
+      CHECK((before - p).maxCoeff() <= 1e-14);
+    }
+  }
+  // The matrices are built to sit on the boundary: without the cap many exceed eps.
+  CHECK(violating > 20);
+}
+
+TEST_CASE("cap_to_epsilon repairs a real violation and zeroes a half-zero column", "[audit]") {
+  Eigen::MatrixXd p(2, 2);
+  p << 0.9, 0.1,  //
+      0.3, 0.7;
+  const double removed = labeldp::cap_to_epsilon(p, std::log(2.0));
+  CHECK(within_epsilon_long_double(p, std::log(2.0)));
+  CHECK(p(0, 0) < 0.6);
+  CHECK(p(0, 0) > 0.6 * (1 - 1e-14));
+  CHECK(removed == Approx(0.5).epsilon(1e-12));  // row 1 loses 0.7 - 0.2, row 0 only 0.3
+  Eigen::MatrixXd z(2, 1);
+  z << 0.0, 0.5;
+  labeldp::cap_to_epsilon(z, 1.0);
+  CHECK(z(1, 0) == 0);
+  // A matrix already well inside eps is untouched.
+  Eigen::MatrixXd inside(2, 2);
+  inside << 0.5, 0.5, 0.4, 0.6;
+  const Eigen::MatrixXd copy = inside;
+  CHECK(labeldp::cap_to_epsilon(inside, 1.0) == 0);
+  CHECK(inside == copy);
+}
