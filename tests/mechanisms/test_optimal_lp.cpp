@@ -3,8 +3,8 @@
 // (2023) checked by computation against RR-on-Bins; every returned mechanism passes the exact
 // privacy audit.
 #include <catch2/catch.hpp>
-
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
@@ -60,21 +60,32 @@ void check_mechanism(const labeldp::OptimalLPResult<double>& r, const FinitePrio
     REQUIRE(found);
   }
   REQUIRE(close_relative(M.expected_loss(prior, loss), r.expected_loss, 1e-12));
+  // The certificate: a lower bound within 1e-9 relative of the loss.
+  REQUIRE(r.dual_bound <= r.expected_loss + 1e-11 * std::abs(r.expected_loss));
+  REQUIRE(close_relative(r.dual_bound, r.expected_loss, 1e-9));
+  REQUIRE(r.gap <= 1e-9);
 }
 
 template <typename Loss>
 void check_against_explicit_lp(const FinitePrior<>& prior, double eps, const Eigen::VectorXd& outputs, const Loss& loss,
                                bool also_dense_simplex = false) {
-  const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, loss);
-  check_mechanism(r, prior, eps, outputs, loss);
-  const auto explicit_lp = labeldp::test::explicit_mechanism_lp(prior.values(), prior.probabilities(), eps, outputs, loss);
+  const auto explicit_lp =
+      labeldp::test::explicit_mechanism_lp(prior.values(), prior.probabilities(), eps, outputs, loss);
   const auto g = labeldp::test::solve_with_glpk(explicit_lp);
   REQUIRE(g.status == SolveStatus::Optimal);
-  INFO("column generation " << r.expected_loss << ", GLPK explicit LP " << g.objective << ", rounds " << r.rounds);
-  REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
-  // The certificate: the dual bound is a lower bound on GLPK's optimum and meets ours.
-  REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::max(1.0, std::abs(g.objective)));
-  REQUIRE(close_relative(r.dual_bound, r.expected_loss, 1e-9));
+  labeldp::OptimalLPResult<double> r;
+  for (bool interior_point : {true, false}) {  // interior point + crossover, and plain column generation
+    labeldp::OptimalLPOptions opt;
+    opt.interior_point = interior_point;
+    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, loss, opt);
+    INFO("interior point " << interior_point << ": " << r.expected_loss << ", GLPK explicit LP " << g.objective
+                           << ", rounds " << r.rounds);
+    check_mechanism(r, prior, eps, outputs, loss);
+    REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+    // The certificate: the dual bound is a lower bound on GLPK's optimum and meets ours.
+    REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::max(1.0, std::abs(g.objective)));
+    REQUIRE(close_relative(r.dual_bound, r.expected_loss, 1e-9));
+  }
   if (also_dense_simplex) {
     // Second oracle: the same explicit LP, dense, through the library's own simplex.
     labeldp::optim::LinearProgram dense;
@@ -143,7 +154,7 @@ TEST_CASE("optimal LP: a 52-label instance equals GLPK's explicit LP", "[optimal
 
 TEST_CASE("optimal LP: the known example of the unbiased-randomizer paper", "[optimal_lp]") {
   // Prior {0: 0.6, 1: 0.25, 2: 0.15}, eps = 0.5, squared loss: RR-on-Bins with
-  // Phi(0) ~ 0.396, Phi(1) = Phi(2) ~ 0.720 (shared/ALGORITHMS.md, Section 1). A grid that
+  // Phi(0) ~ 0.396, Phi(1) = Phi(2) ~ 0.720. A grid that
   // contains those outputs must give the same optimum.
   const auto prior = FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   const auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);
@@ -218,6 +229,162 @@ TEST_CASE("optimal LP: Theorem 5 by computation (Poisson log loss)", "[optimal_l
   check_theorem_5(rng, true, PoissonLogLoss<>{}, 40);
 }
 
+// --- prior shapes: near-uniform, smooth heavy-tailed, spiky; eps from 0.05 to 12 -------------
+
+namespace {
+
+// Near-uniform (diabetes-like): integer labels from 25 with gaps of 1 or 2, weights uniform in
+// [0.5, 1.5).
+FinitePrior<> near_uniform_prior(Index k, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  std::vector<double> v, p;
+  double x = 25;
+  for (Index i = 0; i < k; ++i) {
+    v.push_back(x);
+    x += 1 + (g() % 3 == 0 ? 1 : 0);
+    p.push_back(u(g));
+  }
+  return FinitePrior<>::from_weights(v, p);
+}
+
+// Smooth heavy-tailed: labels 0..k-1 with lognormal weights exp(-(log(y+1) - 3)^2 / 2) / (y+1).
+FinitePrior<> lognormal_prior(Index k) {
+  std::vector<double> v, p;
+  for (Index i = 0; i < k; ++i) {
+    const double y = double(i), t = std::log(y + 1);
+    v.push_back(y);
+    p.push_back(std::exp(-(t - 3) * (t - 3) / 2) / (y + 1));
+  }
+  return FinitePrior<>::from_weights(v, p);
+}
+
+// Spiky (weeks-like): labels 1..k, a large spike at k, a small one at k/2, bumps every 4th.
+FinitePrior<> spiky_prior(Index k) {
+  std::vector<double> v, p;
+  for (Index i = 1; i <= k; ++i) {
+    v.push_back(double(i));
+    p.push_back(i == k ? 30.0 : (i == k / 2 ? 5.0 : (i % 4 == 0 ? 2.0 : 0.5)));
+  }
+  return FinitePrior<>::from_weights(v, p);
+}
+
+constexpr double kShapeEps[] = {0.05, 0.5, 1.0, 4.0, 12.0};
+
+// LP (2) in compact form for GLPK at any eps: output o's column is v = e^-eps T_o 1 + u_o with
+// 0 <= u_{y,o} <= (1 - e^-eps) T_o (T_o its largest entry), rows sum_o v_{y,o} = 1. Every
+// coefficient is in [0, 1]; the pairwise rows' e^eps coefficients (1.6e5 at eps = 12) are what
+// GLPK's explicit form loses accuracy on. Variables: T_o (o < n), then u_{y,o} at n + y n + o.
+template <typename Loss>
+labeldp::test::SparseLinearProgram compact_mechanism_lp(const FinitePrior<>& prior, double eps,
+                                                        const Eigen::VectorXd& outputs, const Loss& loss) {
+  const Index k = prior.size(), n = outputs.size();
+  const double low = std::exp(-eps);
+  labeldp::test::SparseLinearProgram lp;
+  lp.c = Eigen::VectorXd::Zero(n + k * n);
+  std::vector<Eigen::Triplet<double>> t;
+  for (Index y = 0; y < k; ++y)
+    for (Index o = 0; o < n; ++o) {
+      const double w = prior.probability(y) * loss(outputs[o], prior.value(y));
+      lp.c[o] += low * w;
+      lp.c[n + y * n + o] = w;
+      t.emplace_back(y, o, low);
+      t.emplace_back(y, n + y * n + o, 1.0);
+      t.emplace_back(k + y * n + o, n + y * n + o, 1.0);
+      t.emplace_back(k + y * n + o, o, -(1 - low));
+    }
+  lp.A.resize(k + k * n, n + k * n);
+  lp.A.setFromTriplets(t.begin(), t.end());
+  lp.b = Eigen::VectorXd::Zero(k + k * n);
+  lp.b.head(k).setOnes();
+  lp.row_types.assign(std::size_t(k), labeldp::optim::RowType::Equal);
+  lp.row_types.resize(std::size_t(k + k * n), labeldp::optim::RowType::LessEqual);
+  return lp;
+}
+
+// Theorem 5 of Ghazi et al. (2023) on a prior shape: over 2k evenly spaced outputs plus the
+// optimal RR-on-Bins outputs, LP (2)'s optimum equals RR-on-Bins's loss, and the solve
+// certifies it (check_mechanism).
+template <typename Loss>
+void check_theorem_5_shape(const FinitePrior<>& prior, double eps, const Loss& loss, bool interior_point = true) {
+  const Index k = prior.size();
+  const auto rr = labeldp::optimal_rr_on_bins(prior, eps, loss);
+  const double rr_loss = rr.expected_loss(prior, loss);
+  const double lo = std::max(0.05, prior.value(0)), hi = prior.value(k - 1);
+  Eigen::VectorXd outputs(2 * k + rr.num_outputs());
+  outputs << grid(lo, hi, 2 * k), rr.outputs();
+  labeldp::OptimalLPOptions opt;
+  opt.interior_point = interior_point;
+  const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, loss, opt);
+  INFO("k = " << k << ", eps = " << eps << ", loss " << loss.name() << ": status " << to_string(r.status) << ", LP "
+              << r.expected_loss << ", bound " << r.dual_bound << ", RR-on-Bins " << rr_loss);
+  check_mechanism(r, prior, eps, outputs, loss);
+  REQUIRE(close_relative(r.expected_loss, rr_loss, 1e-9));
+}
+
+template <typename Loss>
+void theorem_5_shapes(const Loss& loss) {
+  const FinitePrior<> priors[] = {near_uniform_prior(40, 1), lognormal_prior(60), spiky_prior(52)};
+  for (const auto& prior : priors)
+    for (double eps : kShapeEps) check_theorem_5_shape(prior, eps, loss);
+}
+
+}  // namespace
+
+TEST_CASE("optimal LP: Theorem 5 on prior shapes, eps 0.05 to 12 (squared loss)", "[optimal_lp][theorem5][shapes]") {
+  theorem_5_shapes(SquaredLoss<>{});
+}
+
+TEST_CASE("optimal LP: Theorem 5 on prior shapes, eps 0.05 to 12 (absolute loss)", "[optimal_lp][theorem5][shapes]") {
+  theorem_5_shapes(AbsoluteLoss<>{});
+}
+
+TEST_CASE("optimal LP: Theorem 5 on prior shapes, eps 0.05 to 12 (Poisson log loss)",
+          "[optimal_lp][theorem5][shapes]") {
+  theorem_5_shapes(PoissonLogLoss<>{});
+}
+
+TEST_CASE("optimal LP: Theorem 5 on prior shapes by plain column generation", "[optimal_lp][theorem5][shapes]") {
+  // The fallback path (interval seed, no interior point) certifies too.
+  for (double eps : kShapeEps) {
+    check_theorem_5_shape(near_uniform_prior(25, 3), eps, SquaredLoss<>{}, false);
+    check_theorem_5_shape(spiky_prior(24), eps, AbsoluteLoss<>{}, false);
+  }
+}
+
+TEST_CASE("optimal LP: Theorem 5 at the benchmark sizes (k = 214 near-uniform, k = 401 lognormal)",
+          "[optimal_lp][theorem5][shapes][.slow]") {
+  for (double eps : kShapeEps) {
+    check_theorem_5_shape(near_uniform_prior(214, 1), eps, SquaredLoss<>{});
+    check_theorem_5_shape(lognormal_prior(401), eps, SquaredLoss<>{});
+  }
+}
+
+TEST_CASE("optimal LP: equals GLPK on small prior shapes, eps 0.05 to 12", "[optimal_lp][glpk][shapes]") {
+  const FinitePrior<> priors[] = {near_uniform_prior(7, 5), lognormal_prior(8), spiky_prior(8)};
+  for (const auto& prior : priors)
+    for (double eps : kShapeEps) {
+      const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 11);
+      INFO("k = " << prior.size() << ", eps = " << eps);
+      if (eps <= 4) {
+        check_against_explicit_lp(prior, eps, outputs, SquaredLoss<>{});
+        check_against_explicit_lp(prior, eps, outputs, AbsoluteLoss<>{});
+      }
+      // The compact form at every eps: GLPK's optimum to 1e-9 and our certificate below it.
+      for (bool interior_point : {true, false}) {
+        labeldp::OptimalLPOptions opt;
+        opt.interior_point = interior_point;
+        const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, SquaredLoss<>{}, opt);
+        check_mechanism(r, prior, eps, outputs, SquaredLoss<>{});
+        const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(prior, eps, outputs, SquaredLoss<>{}));
+        REQUIRE(g.status == SolveStatus::Optimal);
+        INFO("interior point " << interior_point << ": " << r.expected_loss << ", GLPK compact LP " << g.objective);
+        REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+        REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::abs(g.objective));
+      }
+    }
+}
+
 TEST_CASE("optimal LP: duplicate and unsorted outputs are accepted, unused outputs omitted", "[optimal_lp]") {
   const auto prior = FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   Eigen::VectorXd outputs(7);
@@ -284,14 +451,16 @@ TEST_CASE("optimal LP rejects: NaN output", "[optimal_lp][validation]") {
   Eigen::VectorXd o = small_grid();
   o[2] = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, o), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, o), Catch::Contains("'outputs' must be finite, got nan"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, o),
+                      Catch::Contains("'outputs' must be finite, got nan"));
 }
 
 TEST_CASE("optimal LP rejects: infinite output", "[optimal_lp][validation]") {
   Eigen::VectorXd o = small_grid();
   o[0] = -std::numeric_limits<double>::infinity();
   REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, o), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, o), Catch::Contains("'outputs' must be finite, got -inf"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, o),
+                      Catch::Contains("'outputs' must be finite, got -inf"));
 }
 
 TEST_CASE("optimal LP rejects: Poisson loss with a negative label", "[optimal_lp][validation]") {
@@ -302,37 +471,65 @@ TEST_CASE("optimal LP rejects: Poisson loss with a negative label", "[optimal_lp
 }
 
 TEST_CASE("optimal LP rejects: Poisson loss at output 0 (infinite loss)", "[optimal_lp][validation]") {
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), PoissonLogLoss<>{}), std::invalid_argument);
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), PoissonLogLoss<>{}),
+                    std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), PoissonLogLoss<>{}),
                       Catch::Contains("loss poisson is not finite at output 0 for label 1"));
 }
 
 TEST_CASE("optimal LP rejects: smoothing out of range", "[optimal_lp][validation]") {
   labeldp::OptimalLPOptions opt;
-  opt.smoothing = 1.0;
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt), std::invalid_argument);
+  opt.column_generation.dual_smoothing = 1.0;
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
+                    std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
-                      Catch::Contains("'smoothing' must be finite and in [0, 0.98999999999999999], got 1"));
+                      Catch::Contains("'dual_smoothing' must be in [0, 1), got 1"));
 }
 
-TEST_CASE("optimal LP rejects: non-positive gap tolerance", "[optimal_lp][validation]") {
+TEST_CASE("optimal LP rejects: negative gap tolerance", "[optimal_lp][validation]") {
   labeldp::OptimalLPOptions opt;
-  opt.gap_tolerance = 0;
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt), std::invalid_argument);
+  opt.column_generation.gap_tolerance = -1;
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
+                    std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
-                      Catch::Contains("'gap_tolerance' must be finite and positive, got 0"));
+                      Catch::Contains("'gap_tolerance' must be finite and non-negative, got -1"));
 }
 
 TEST_CASE("optimal LP: round limit is reported as a status", "[optimal_lp]") {
   std::mt19937_64 rng(808);
   const auto prior = random_prior(rng, 30, false);
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(29), 200);
-  const auto unlimited = labeldp::optimal_mechanism_lp(prior, 1.0, outputs);
+  labeldp::OptimalLPOptions opt;
+  opt.interior_point = false;  // plain column generation: the certificate needs pricing rounds
+  const auto unlimited = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
   REQUIRE(unlimited.status == SolveStatus::Optimal);
   REQUIRE(unlimited.rounds > 0);  // the certificate needed pricing rounds ...
-  labeldp::OptimalLPOptions opt;
   opt.column_generation.max_rounds = 0;
   const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
   REQUIRE(r.status == SolveStatus::IterationLimit);  // ... so without them there is none
   REQUIRE(r.rounds == 0);
+  // The stopped solve still reports its bound and gap, consistent with the optimum.
+  REQUIRE(r.dual_bound <= unlimited.expected_loss * (1 + 1e-9));
+  REQUIRE(r.gap > 1e-9);
+}
+
+TEST_CASE("optimal LP: a zero time limit stops with the gap, or certifies", "[optimal_lp]") {
+  std::mt19937_64 rng(909);
+  const auto prior = random_prior(rng, 30, false);
+  const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(29), 200);
+  labeldp::OptimalLPOptions opt;
+  opt.interior_point = false;
+  const auto full = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  REQUIRE(full.status == SolveStatus::Optimal);
+  opt.column_generation.time_limit = 0;
+  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  REQUIRE((r.status == SolveStatus::TimeLimit || r.status == SolveStatus::Optimal));
+  if (r.status == SolveStatus::TimeLimit) {
+    REQUIRE(r.gap > 0);
+    REQUIRE(r.dual_bound <= full.expected_loss * (1 + 1e-9));
+    // The best feasible master's mechanism is returned, and it is eps-DP.
+    REQUIRE(r.mechanism.num_outputs() > 0);
+    REQUIRE(labeldp::audit_epsilon(r.mechanism) <= 1.0 * (1 + 1e-12));
+    REQUIRE(r.expected_loss >= full.expected_loss * (1 - 1e-9));
+  }
 }

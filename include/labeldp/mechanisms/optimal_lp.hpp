@@ -1,23 +1,24 @@
 /// \file
 /// The optimal eps-DP mechanism onto a finite output set: LP (2) of Ghazi et al. (ICLR 2023,
-/// Section 3 and Appendix A), solved by column generation over staircase columns
-/// (shared/ALGORITHMS.md, Section 2) with the library's own simplex.
+/// Section 3 and Appendix A), solved by column generation over staircase columns (the extreme
+/// rays of the eps-DP cone) with the library's own simplex and column-generation engine.
 #pragma once
 
+#include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <Eigen/Core>
-
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/staircase_barrier.hpp"
 #include "labeldp/optim/column_generation.hpp"
 #include "labeldp/optim/simplex.hpp"
 
@@ -26,7 +27,9 @@ namespace labeldp {
 /// Result of optimal_mechanism_lp().
 template <typename Scalar = double>
 struct OptimalLPResult {
-  /// Outcome of the column generation (Optimal when the pricing proved optimality).
+  /// Outcome of the column generation: Optimal only when proved (see optimal_mechanism_lp()),
+  /// else IterationLimit, TimeLimit or NumericalIssue; the mechanism is then the best one found
+  /// (feasible) when any master solve succeeded, with `dual_bound` and `gap`.
   optim::SolveStatus status = optim::SolveStatus::NumericalIssue;
   /// The optimal mechanism from the prior's values to the outputs it uses with positive
   /// probability (valid when status is Optimal).
@@ -42,88 +45,174 @@ struct OptimalLPResult {
   /// Lower bound on the LP optimum certified by `duals` (Lagrangian bound, see
   /// optimal_mechanism_lp()); equals expected_loss up to the gap tolerance when Optimal.
   double dual_bound = 0;
+  /// Relative gap (master optimum - dual_bound) / master optimum of the column generation
+  /// (<= the gap tolerance when Optimal; how far from proved otherwise).
+  double gap = std::numeric_limits<double>::infinity();
   /// Row duals \f$\pi\f$ (one per label) that certify `dual_bound`.
   Eigen::VectorXd duals;
 };
 
 namespace detail {
 
-/// The staircase column generator of the mechanism LP. A column is a pair (T, o): an output
-/// o and a subset T of the labels; its entries are \f$e^\varepsilon\f$ for y in T and 1 otherwise
+/// The staircase pricing oracle of LP (2) of Ghazi et al. (2023) in the well-conditioned master
+/// form used by optimal_mechanism_lp().
+///
+/// A staircase column (T, o) of LP (2) has entries \f$1 + r\,\chi_T(y)\f$, \f$r = e^\varepsilon - 1\f$
 /// (the extreme rays of the eps-DP cone \f$\{v \ge 0 : v_y \le e^\varepsilon v_{y'}\}\f$,
-/// Kairouz-Oh-Viswanath 2016), its cost \f$\sum_y v_y p_y \ell(o, y)\f$. The master has k
-/// equality rows (each row of M sums to 1).
-class StaircasePricer {
+/// Kairouz-Oh-Viswanath 2016), and cost \f$\sum_y (1 + r\chi_T(y))\, w_{y,o}\f$ with
+/// \f$w_{y,o} = p_y \ell(o, y)\f$. At small eps all these columns are within r of the all-ones
+/// vector, so every basis of the k rows \f$\sum_c x_c a_c = 1\f$ is ill-conditioned (condition
+/// ~ k / r; this is what made the master fail at eps = 0.05). The master therefore carries the
+/// total mass \f$S = \sum_c x_c\f$ as a variable: row k is \f$\sum_c x_c - S = 0\f$, and label row
+/// y, the original row minus row k and scaled by \f$\gamma / r\f$ with \f$\gamma = \max(1, r)\f$, is
+/// \f$\gamma \sum_c x_c \chi_{T_c}(y) + (\gamma / r) S = \gamma / r\f$. A column is then \f$\gamma\f$
+/// on T, 0 elsewhere and 1 in the mass row: 0/1 patterns up to one scale, whose bases are as
+/// well conditioned as the label sets they encode, at any eps.
+///
+/// Master column 0 is S; the oracle prices the staircase columns. With master duals
+/// \f$(\rho, \sigma)\f$ the reduced cost of (T, o) is \f$W_o - \sigma + \sum_{y \in T} (r w_{y,o} -
+/// \gamma \rho_y)\f$, \f$W_o = \sum_y w_{y,o}\f$, minimized over T by taking the labels with a
+/// negative term: O(k) per output, exact over all \f$2^k |O|\f$ columns. The original LP's duals
+/// are \f$\pi = (\gamma / r) \rho\f$.
+class StaircaseOracle {
  public:
-  /// \param weighted_loss k x n matrix \f$p_y \ell(o_j, y)\f$.
-  /// \param e_eps \f$e^\varepsilon\f$.
-  StaircasePricer(Eigen::MatrixXd weighted_loss, double e_eps) : m_loss(std::move(weighted_loss)), m_e(e_eps) {}
+  /// \param weighted_loss k x |O| matrix \f$w_{y,o} = p_y \ell(o, y)\f$.
+  /// \param eps privacy parameter (> 0).
+  StaircaseOracle(Eigen::MatrixXd weighted_loss, double eps)
+      : m_loss(std::move(weighted_loss)), m_r(std::expm1(eps)), m_gamma(std::max(1.0, m_r)) {
+    const Eigen::VectorXd total = m_loss.colwise().sum().transpose();
+    m_cost_scale = total.size() && total.minCoeff() > 0   ? total.minCoeff()
+                   : total.size() && total.maxCoeff() > 0 ? total.maxCoeff()
+                                                          : 1.0;
+    m_total = total / m_cost_scale;
+    m_scaled = (m_r / m_cost_scale) * m_loss;
+  }
 
-  /// Number of labels k (master rows).
+  /// Number of labels k.
   Index num_labels() const { return m_loss.rows(); }
   /// Number of outputs |O|.
   Index num_outputs() const { return m_loss.cols(); }
-  /// \f$e^\varepsilon\f$.
-  double e_eps() const { return m_e; }
+  /// Master rows: k label rows and the mass row.
+  Index num_rows() const { return num_labels() + 1; }
+  /// \f$r = e^\varepsilon - 1\f$.
+  double r() const { return m_r; }
+  /// \f$\gamma = \max(1, r)\f$, the entry of a staircase column in the label rows of T.
+  double gamma() const { return m_gamma; }
+  /// The master's cost unit: the least constant mechanism's loss \f$\min_o W_o\f$ (an upper
+  /// bound on the optimum), so that master objectives and tolerances are relative.
+  double cost_scale() const { return m_cost_scale; }
+  /// \f$\gamma / r\f$: the mass variable's entry in every label row, and every label row's
+  /// right-hand side.
+  double mass_coefficient() const { return m_gamma / m_r; }
 
-  /// Column (T, o_j) given the membership of each label in T.
+  /// The master column of pattern T (`in_t(y)` true for y in T) at output j, and its cost.
   template <typename Mask>
   void column(Index j, const Mask& in_t, Eigen::Ref<Eigen::VectorXd> a, double& cost) const {
-    cost = 0;
+    cost = m_total[j];
     for (Index y = 0; y < num_labels(); ++y) {
-      a[y] = in_t(y) ? m_e : 1.0;
-      cost += a[y] * m_loss(y, j);
+      const bool in = in_t(y);
+      a[y] = in ? 1.0 : 0.0;
+      if (in) cost += m_scaled(y, j);
     }
+    cost /= m_gamma;
+    a[num_labels()] = 1.0 / m_gamma;
   }
 
-  /// Best pattern for every output under duals \f$\pi\f$: y joins T iff
-  /// \f$g_y = p_y \ell(o, y) - \pi_y < 0\f$ (each label independently, since the reduced cost
-  /// \f$\sum_y v_y g_y\f$ is separable), giving reduced cost \f$\sum_y \min(g_y, e^\varepsilon g_y)\f$.
-  /// O(k) per output. Returns the reduced costs (n).
-  Eigen::VectorXd best_reduced_costs(const Eigen::VectorXd& duals) const {
-    Eigen::VectorXd rc(num_outputs());
-    for (Index j = 0; j < num_outputs(); ++j) {
-      double s = 0;
-      for (Index y = 0; y < num_labels(); ++y) {
-        const double g = m_loss(y, j) - duals[y];
-        s += g < 0 ? m_e * g : g;
-      }
-      rc[j] = s;
+  /// The original LP's row duals \f$\pi = (\gamma / r) \rho\f$ from master duals \f$(\rho, \sigma)\f$.
+  Eigen::VectorXd label_duals(const Eigen::VectorXd& y) const {
+    return (m_cost_scale * mass_coefficient()) * y.head(num_labels());
+  }
+  /// Master duals \f$(\rho, \sigma)\f$ of the original LP's duals \f$\pi\f$ (inverse of label_duals(),
+  /// with \f$\sigma\f$ making the mass variable's reduced cost 0).
+  Eigen::VectorXd master_duals(const Eigen::VectorXd& pi) const {
+    Eigen::VectorXd y(num_rows());
+    y.head(num_labels()) = pi / (m_cost_scale * mass_coefficient());
+    y[num_labels()] = pi.sum() / m_cost_scale;
+    return y;
+  }
+
+  /// Exact pricing at master duals y = \f$(\rho, \sigma)\f$: for every output, the reduced cost
+  /// of its best pattern (O(k |O|) in total).
+  Eigen::VectorXd reduced_costs(const Eigen::VectorXd& y) const {
+    const Index k = num_labels();
+    const Eigen::VectorXd g = m_gamma * y.head(k);
+    return (m_total.array() - y[k] + ((m_scaled.colwise() - g).cwiseMin(0.0)).colwise().sum().transpose().array()) /
+           m_gamma;
+  }
+
+  /// The pricing oracle (optim::PricingOracle): the best column of every output whose reduced
+  /// cost at y is negative, and as `min_reduced_cost` the minimum over all staircase columns
+  /// plus the mass variable's reduced cost \f$\sigma - (\gamma / r) \sum_y \rho_y\f$ when that is
+  /// negative. The engine's Lagrangian bound \f$b^T y + \min(0, \mu)\f$ with \f$\kappa = 1\f$ is then
+  /// valid, because every feasible point has \f$\sum_c x_c = S \le 1\f$ (each original column
+  /// has entries >= 1 in rows summing to 1).
+  optim::PricedColumns operator()(const Eigen::VectorXd& y) {
+    const Index k = num_labels(), n = num_outputs();
+    const Eigen::VectorXd rc = reduced_costs(y);
+    const double rc_mass = y[k] - mass_coefficient() * y.head(k).sum();
+    m_last.clear();
+    for (Index j = 0; j < n; ++j)
+      if (rc[j] < 0) m_last.push_back(j);
+    optim::PricedColumns out;
+    out.A.resize(num_rows(), Index(m_last.size()));
+    out.c.resize(Index(m_last.size()));
+    const Eigen::VectorXd g = m_gamma * y.head(k);
+    for (std::size_t t = 0; t < m_last.size(); ++t) {
+      const Index j = m_last[t];
+      column(
+          j, [&](Index l) { return m_scaled(l, j) - g[l] < 0; }, out.A.col(Index(t)), out.c[Index(t)]);
     }
-    return rc;
+    const double mu = n > 0 ? rc.minCoeff() : 0.0;
+    out.min_reduced_cost = rc_mass < 0 ? std::min(mu, 0.0) + rc_mass / m_gamma : mu;
+    return out;
   }
 
-  /// The best column at output j under `duals`.
-  void best_column(Index j, const Eigen::VectorXd& duals, Eigen::Ref<Eigen::VectorXd> a, double& cost) const {
-    column(j, [&](Index y) { return m_loss(y, j) - duals[y] < 0; }, a, cost);
-  }
+  /// The k x |O| matrix \f$w_{y,o}\f$.
+  const Eigen::MatrixXd& loss() const { return m_loss; }
+  /// The k x |O| matrix \f$r\,w_{y,o}\f$.
+  const Eigen::MatrixXd& scaled_loss() const { return m_scaled; }
+  /// \f$W_o = \sum_y w_{y,o}\f$ per output.
+  const Eigen::VectorXd& total_loss() const { return m_total; }
 
-  /// The k x |O| matrix \f$p_y \ell(o_j, y)\f$.
-  const Eigen::MatrixXd& weighted_loss() const { return m_loss; }
+  /// Outputs of the columns returned by the last call of operator() (in order).
+  const std::vector<Index>& last_outputs() const { return m_last; }
 
  private:
-  Eigen::MatrixXd m_loss;
-  double m_e;
+  Eigen::MatrixXd m_loss;    // w_{y,o}
+  Eigen::MatrixXd m_scaled;  // r w_{y,o}
+  Eigen::VectorXd m_total;   // W_o
+  double m_r, m_gamma, m_cost_scale = 1;
+  std::vector<Index> m_last;
 };
+
+/// Default column-generation options of optimal_mechanism_lp(): Wentges smoothing 0.5 and a
+/// relative gap of 1e-10.
+inline optim::ColumnGenerationOptions default_mechanism_lp_options() {
+  optim::ColumnGenerationOptions o;
+  o.dual_smoothing = 0.5;
+  o.gap_tolerance = 1e-10;
+  return o;
+}
 
 }  // namespace detail
 
+/// The largest relative gap between optimal_mechanism_lp()'s loss and its certified bound with
+/// which it reports SolveStatus::Optimal (when the gap tolerance option is smaller, that one).
+inline constexpr double kCertifiedGap = 1e-9;
+
 /// Options of optimal_mechanism_lp().
 struct OptimalLPOptions {
-  /// Round limit and the master's simplex options.
-  optim::ColumnGenerationOptions column_generation{};
-  /// At most this many generated columns per round (those with the most negative reduced
-  /// costs at the smoothed duals); 0 means 2k.
-  Index max_columns_per_round = 0;
-  /// Wentges dual smoothing: columns are priced at \f$\alpha \pi_{center} + (1-\alpha)\pi\f$,
-  /// where \f$\pi_{center}\f$ are the duals with the best Lagrangian bound so far. Damps the
-  /// dual oscillation of plain column generation on this degenerate LP (0 disables).
-  double smoothing = 0.7;
-  /// Stop when the Lagrangian lower bound is within this relative gap of the master's optimum.
-  double gap_tolerance = 1e-11;
+  /// Column generation: round limit, time limit (seconds), relative gap tolerance, Wentges
+  /// smoothing, columns per round, master simplex options. `column_sum_bound` is ignored (LP (2)
+  /// fixes it to 1). Defaults: smoothing 0.5, gap 1e-10, no time limit.
+  optim::ColumnGenerationOptions column_generation = detail::default_mechanism_lp_options();
   /// Staircase columns with a master value below this (relative to the largest) are dropped
   /// from the returned mechanism before its rows are renormalized (roundoff cleaning).
   double drop_tolerance = 1e-14;
+  /// Start from the interior-point method on the compact form (detail::StaircaseBarrier): its
+  /// duals certify the optimum and its columns seed the master (crossover). Off: plain column
+  /// generation from the constant columns and every interval pattern at its best output.
+  bool interior_point = true;
 };
 
 /// The eps-DP mechanism from the prior's values to the finite output set O with the least
@@ -133,18 +222,17 @@ struct OptimalLPOptions {
 ///
 /// Solved without the \f$k(k-1)|O|\f$ pairwise rows: every feasible column \f$M[\cdot][o]\f$ is a
 /// non-negative combination of staircase vectors (entries 1 or \f$e^\varepsilon\f$), so the LP
-/// becomes k equality rows over (pattern, output) columns, priced exactly in O(k) per output
-/// (detail::StaircasePricer).
+/// becomes k equality rows over (pattern, output) columns, priced exactly in O(k) per output.
+/// The master carries the total mass as an extra variable and row so that its columns are 0/1
+/// patterns (detail::StaircaseOracle): well conditioned from eps = 0.05 to eps = 12.
 ///
-/// Column generation: the master starts from the constant column at every output and, for
-/// every interval of labels, the interval pattern at its best output (the columns of
-/// RR-on-Bins, Algorithm 1, which by the proof of Theorem 5 already contain an optimal
-/// solution; O(k^2 |O|) with prefix sums). Since that master is primal optimal but massively
-/// degenerate, the remaining work is finding certifying duals: columns are priced at
-/// Wentges-smoothed duals, and the loop stops when the Lagrangian bound
-/// \f$\sum_y \pi_y + \min(0, \min_{T,o} \bar c_{T,o}(\pi))\f$ (valid because every column has
-/// entries >= 1, so the master's variables sum to at most 1) reaches the master's optimum within
-/// `gap_tolerance`, or when no column prices out. `dual_bound` and `duals` are that certificate.
+/// Column generation (optim::solve_by_column_generation) starts from the mass variable and the
+/// constant column at every output, prices every output's best pattern each round at
+/// Wentges-smoothed duals, and stops Optimal only when the Lagrangian bound
+/// \f$\sum_y \pi_y + \min(0, \min_{T,o} \bar c_{T,o}(\pi))\f$ (valid because the master's
+/// variables sum to at most 1) meets the master's optimum within the gap tolerance, or when no
+/// column prices out at the master's own duals. Otherwise the status says why it stopped
+/// (IterationLimit, TimeLimit, NumericalIssue) and `dual_bound` / `gap` say how far it got.
 ///
 /// The returned mechanism lists only outputs with positive probability; its columns are
 /// non-negative combinations of staircase vectors, hence eps-DP up to roundoff
@@ -158,7 +246,7 @@ struct OptimalLPOptions {
 ///        the loss must be finite at every (output, label) pair.
 /// \param loss the loss \f$\ell(\hat y, y)\f$.
 /// \param options column-generation options.
-/// \return status, mechanism, expected loss, certificate, rounds, columns, iterations.
+/// \return status, mechanism, expected loss, certificate, gap, rounds, columns, iterations.
 /// \throws std::invalid_argument for a bad eps, an empty or non-finite output set, a label
 ///         outside the loss's domain, an infinite loss value, or a bad option.
 ///
@@ -169,17 +257,14 @@ struct OptimalLPOptions {
 /// if (r.status == labeldp::optim::SolveStatus::Optimal) use(r.mechanism);
 /// \endcode
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs,
-                                             const Loss& loss = Loss{}, const OptimalLPOptions& options = {}) {
+requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_lp(
+    const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const Loss& loss = Loss{},
+    const OptimalLPOptions& options = {}) {
   validate_epsilon(eps);
   validate_finite_nonnegative("drop_tolerance", options.drop_tolerance);
-  validate_in_range("smoothing", options.smoothing, 0.0, 0.99);
-  validate_finite_positive("gap_tolerance", options.gap_tolerance);
-  if (options.max_columns_per_round < 0)
-    detail::fail_parameter("max_columns_per_round", "must be >= 0", double(options.max_columns_per_round));
-  if (options.column_generation.max_rounds < 0)
-    detail::fail_parameter("max_rounds", "must be >= 0", double(options.column_generation.max_rounds));
+  optim::ColumnGenerationOptions cg = options.column_generation;
+  cg.column_sum_bound = std::numeric_limits<double>::infinity();  // set once the oracle knows gamma
+  cg.check();
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty, got 0 values");
   std::vector<Scalar> sorted(outputs.data(), outputs.data() + outputs.size());
   for (Scalar o : sorted)
@@ -199,153 +284,158 @@ OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior, d
                                     detail::format_number(double(prior.value(y))));
       weighted(y, j) = double(prior.probability(y)) * l;
     }
-  const double e_eps = std::exp(eps);
-  detail::StaircasePricer pricer(weighted, e_eps);
+  detail::StaircaseOracle oracle(std::move(weighted), eps);
+  cg.column_sum_bound = oracle.gamma();
 
-  // Initial master. The cost of pattern [a, b] at output j is S_j + (e^eps - 1) (P_j[b+1] - P_j[a])
-  // with P_j the prefix sums of p_y loss(o_j, y), so each interval's best output costs O(|O|).
-  Eigen::MatrixXd prefix(k + 1, n);
-  prefix.row(0).setZero();
-  for (Index y = 0; y < k; ++y) prefix.row(y + 1) = prefix.row(y) + weighted.row(y);
-  const Index initial = n + k * (k + 1) / 2;
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  // Initial master: the mass variable S (column 0) and the constant column (T empty) at every
+  // output; S = 1 on the cheapest constant column is feasible.
   optim::LinearProgram lp;
-  lp.A.resize(k, initial);
-  lp.c.resize(initial);
-  lp.b = Eigen::VectorXd::Ones(k);
-  lp.row_types.assign(std::size_t(k), optim::RowType::Equal);
-  std::vector<Index> col_output;
-  col_output.reserve(std::size_t(initial));
-  Index t = 0;
+  lp.A = Eigen::MatrixXd::Zero(k + 1, 1 + n);
+  lp.c = Eigen::VectorXd::Zero(1 + n);
+  lp.b = Eigen::VectorXd::Constant(k + 1, oracle.mass_coefficient());
+  lp.b[k] = 0;
+  lp.row_types.assign(std::size_t(k + 1), optim::RowType::Equal);
+  lp.A.col(0).head(k).setConstant(oracle.mass_coefficient());
+  lp.A(k, 0) = -1;
+  std::vector<Index> col_output{-1};  // output of each master column (-1: the mass variable)
   for (Index j = 0; j < n; ++j) {
-    pricer.column(j, [](Index) { return false; }, lp.A.col(t), lp.c[t]);
-    ++t;
+    oracle.column(
+        j, [](Index) { return false; }, lp.A.col(1 + j), lp.c[1 + j]);
     col_output.push_back(j);
   }
-  for (Index a = 0; a < k; ++a)
-    for (Index b = a; b < k; ++b) {
-      Index best_j = 0;
-      double best = std::numeric_limits<double>::infinity();
-      for (Index j = 0; j < n; ++j) {
-        const double cost = prefix(k, j) + (e_eps - 1) * (prefix(b + 1, j) - prefix(a, j));
-        if (cost < best) {
-          best = cost;
-          best_j = j;
-        }
-      }
-      pricer.column(best_j, [&](Index y) { return y >= a && y <= b; }, lp.A.col(t), lp.c[t]);
-      ++t;
-      col_output.push_back(best_j);
+  const auto append = [&](Index j, const auto& in_t) {
+    const Index t = lp.A.cols();
+    lp.A.conservativeResize(Eigen::NoChange, t + 1);
+    lp.c.conservativeResize(t + 1);
+    oracle.column(j, in_t, lp.A.col(t), lp.c[t]);
+    col_output.push_back(j);
+  };
+  double barrier_bound = -std::numeric_limits<double>::infinity();
+  Eigen::VectorXd barrier_duals;  // master-space duals (rho, sigma) of the barrier's bound
+  bool seed_intervals = !options.interior_point;
+  if (options.interior_point) {
+    // Interior point on the compact form, then its columns as the crossover's candidates and
+    // its duals as a certificate, re-evaluated here by exact pricing at e^eps.
+    detail::StaircaseBarrierProblem bp;
+    bp.cost = oracle.loss();
+    bp.rows = detail::StaircaseRows::Normalization;
+    bp.low = detail::staircase_low(eps);
+    const detail::StaircaseBarrierResult br = detail::solve_staircase_barrier(bp);
+    // A barrier that did not converge (it can stall at large eps) leaves the master to the
+    // interval seed below and column generation.
+    seed_intervals = br.status != detail::StaircaseBarrierStatus::Converged;
+    if (br.duals.size() == k && br.duals.allFinite() && br.mechanism.allFinite() && br.top.allFinite()) {
+      barrier_duals = oracle.master_duals(br.duals);
+      const optim::PricedColumns priced = oracle(barrier_duals);
+      barrier_bound = barrier_duals[k] + oracle.gamma() * std::min(0.0, priced.min_reduced_cost);
+      const Eigen::VectorXd index = Eigen::VectorXd::LinSpaced(n, 0.0, double(n - 1));
+      const auto candidates = detail::staircase_barrier_columns(br, index, bp.low);
+      for (const auto& c : candidates) append(c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; });
     }
+  }
+  if (seed_intervals) {
+    // Every interval [a, b] of labels at its best output (the columns of RR-on-Bins, Ghazi et
+    // al. 2023, Alg. 1, which by the proof of Theorem 5 contain an optimal solution for the
+    // losses it covers); O(k^2 |O|) with prefix sums of r w.
+    const Eigen::MatrixXd& sc = oracle.scaled_loss();
+    Eigen::MatrixXd prefix(k + 1, n);
+    prefix.row(0).setZero();
+    for (Index y = 0; y < k; ++y) prefix.row(y + 1) = prefix.row(y) + sc.row(y);
+    const Eigen::VectorXd& total = oracle.total_loss();
+    const Index base = lp.A.cols(), count = k * (k + 1) / 2;
+    lp.A.conservativeResize(Eigen::NoChange, base + count);
+    lp.c.conservativeResize(base + count);
+    Index t = base;
+    for (Index a = 0; a < k; ++a)
+      for (Index b = a; b < k; ++b) {
+        Index best_j = 0;
+        double best = std::numeric_limits<double>::infinity();
+        for (Index j = 0; j < n; ++j) {
+          const double cost = total[j] + prefix(b + 1, j) - prefix(a, j);
+          if (cost < best) {
+            best = cost;
+            best_j = j;
+          }
+        }
+        oracle.column(
+            best_j, [&](Index y) { return y >= a && y <= b; }, lp.A.col(t), lp.c[t]);
+        ++t;
+        col_output.push_back(best_j);
+      }
+  }
+  optim::SimplexOptions simplex_options = cg.simplex;
+  simplex_options.compute_reduced_costs = false;
+  optim::RevisedSimplex master(std::move(lp), simplex_options);
 
-  optim::RevisedSimplex master(std::move(lp), options.column_generation.simplex);
-  const Index cap = options.max_columns_per_round > 0 ? options.max_columns_per_round : 2 * k;
-  const double alpha = options.smoothing;
+  // Crossover: when the master over the barrier's columns meets the barrier's certified bound,
+  // that is the certificate; otherwise column generation continues from this master (warm).
+  optim::ColumnGenerationResult cgr;
+  bool certified_by_barrier = false;
+  if (barrier_bound > -std::numeric_limits<double>::infinity()) {
+    const optim::SimplexResult first = master.solve();
+    if (first.status == optim::SolveStatus::Optimal &&
+        first.objective - barrier_bound <= cg.gap_tolerance * std::abs(first.objective)) {
+      certified_by_barrier = true;
+      cgr.status = optim::SolveStatus::Optimal;
+      cgr.master = first;
+      cgr.iterations = first.iterations;
+      cgr.lower_bound = std::min(barrier_bound, first.objective);
+      cgr.bound_duals = barrier_duals;
+    } else if (first.status == optim::SolveStatus::Optimal) {
+      cgr.iterations = first.iterations;
+    }
+  }
+  if (!certified_by_barrier) {
+    const double spent = std::chrono::duration<double>(clock::now() - start).count();
+    cg.time_limit = std::max(0.0, cg.time_limit - spent);
+    const Index pivots = cgr.iterations;
+    cgr = optim::solve_by_column_generation(master, oracle, cg, [&](const std::vector<Index>& picked, Index) {
+      for (Index t : picked) col_output.push_back(oracle.last_outputs()[std::size_t(t)]);
+    });
+    cgr.iterations += pivots;
+    // The barrier's bound is valid too: it may close the gap the engine left.
+    if (cgr.master.status == optim::SolveStatus::Optimal && barrier_bound > cgr.lower_bound) {
+      const double z = cgr.master.objective;
+      cgr.lower_bound = std::min(barrier_bound, z);
+      cgr.bound_duals = barrier_duals;
+      cgr.gap = z != 0 ? (z - cgr.lower_bound) / std::abs(z) : 0.0;
+      if (cgr.status != optim::SolveStatus::Optimal && z - cgr.lower_bound <= cg.gap_tolerance * std::abs(z))
+        cgr.status = optim::SolveStatus::Optimal;
+    }
+  }
+  if (certified_by_barrier) {
+    const double z = cgr.master.objective;
+    cgr.gap = z != 0 ? (z - cgr.lower_bound) / std::abs(z) : 0.0;
+  }
 
   OptimalLPResult<Scalar> result;
-  Eigen::VectorXd center;
-  double center_bound = -std::numeric_limits<double>::infinity();
-  optim::SimplexResult sol;
-  Eigen::VectorXd a_col(k);
-  Index stalled_rounds = 0;
-  double last_gap = std::numeric_limits<double>::infinity();
-  for (;;) {
-    sol = master.solve();
-    result.iterations += sol.iterations;
-    if (sol.status != optim::SolveStatus::Optimal) {
-      result.status = sol.status;
-      result.columns = master.num_columns();
-      return result;
-    }
-    const Eigen::VectorXd& pi = sol.duals;
-    const double ub = sol.objective;
-    // Lagrangian bound at the master duals (sum of master variables <= 1, see above).
-    const Eigen::VectorXd rc_master = pricer.best_reduced_costs(pi);
-    const double bound_master = pi.sum() + std::min(0.0, rc_master.minCoeff());
-    if (bound_master > center_bound) {
-      center_bound = bound_master;
-      center = pi;
-    }
-    const Eigen::VectorXd sep = alpha > 0 ? Eigen::VectorXd(alpha * center + (1 - alpha) * pi) : pi;
-    const Eigen::VectorXd rc_sep = alpha > 0 ? pricer.best_reduced_costs(sep) : rc_master;
-    if (alpha > 0) {
-      const double bound_sep = sep.sum() + std::min(0.0, rc_sep.minCoeff());
-      if (bound_sep > center_bound) {
-        center_bound = bound_sep;
-        center = sep;
-      }
-    }
-    const double scale = std::max(1.0, std::abs(ub));
-    if (ub - center_bound <= options.gap_tolerance * scale) {
-      result.status = optim::SolveStatus::Optimal;
-      break;
-    }
-    if (result.rounds >= options.column_generation.max_rounds) {
-      result.status = optim::SolveStatus::IterationLimit;
-      result.columns = master.num_columns();
-      return result;
-    }
-    ++result.rounds;
-    // Candidates: the outputs ordered by reduced cost at the smoothed duals; a column enters
-    // when it prices out at the master's own duals (else it could not pivot in), with the
-    // master duals' best pattern as the fallback (no mis-pricing stall).
-    const double tol = 1e-12 * scale;
-    std::vector<Index> order(static_cast<std::size_t>(n));
-    for (Index j = 0; j < n; ++j) order[std::size_t(j)] = j;
-    const Index consider = std::min<Index>(n, cap);
-    std::partial_sort(order.begin(), order.begin() + consider, order.end(),
-                      [&](Index x, Index z) { return std::min(rc_sep[x], rc_master[x]) < std::min(rc_sep[z], rc_master[z]); });
-    Eigen::MatrixXd A_new(k, consider);
-    Eigen::VectorXd c_new(consider);
-    Index added = 0;
-    for (Index i = 0; i < consider; ++i) {
-      const Index j = order[std::size_t(i)];
-      double cost;
-      pricer.best_column(j, sep, a_col, cost);
-      if (!(cost - a_col.dot(pi) < -tol)) {
-        if (!(rc_master[j] < -tol)) continue;
-        pricer.best_column(j, pi, a_col, cost);
-      }
-      A_new.col(added) = a_col;
-      c_new[added] = cost;
-      col_output.push_back(j);
-      ++added;
-    }
-    if (added == 0) {
-      // No column prices out at the master duals: they are dual feasible for the full LP.
-      center_bound = std::max(center_bound, pi.sum());
-      center = pi;
-      result.status = optim::SolveStatus::Optimal;
-      break;
-    }
-    // Columns whose reduced cost is below the master's own dual tolerance are not pivoted in;
-    // then rounds repeat without progress. Stop after a few such rounds: optimal if the gap is
-    // within the master's tolerance, else a numerical failure.
-    if (sol.iterations == 0 && ub - center_bound >= last_gap) {
-      if (++stalled_rounds >= 3) {
-        const double master_tol = master.options().dual_feasibility_tolerance;
-        result.status = ub - center_bound <= master_tol * scale ? optim::SolveStatus::Optimal
-                                                                : optim::SolveStatus::NumericalIssue;
-        break;
-      }
-    } else {
-      stalled_rounds = 0;
-    }
-    last_gap = ub - center_bound;
-    master.add_columns(A_new.leftCols(added), c_new.head(added));
-  }
-  result.columns = master.num_columns();
-  if (result.status != optim::SolveStatus::Optimal) return result;
-  result.dual_bound = center_bound;
-  result.duals = center;
+  result.status = cgr.status;
+  // Optimal means certified: the engine also stops when no column prices out below the master's
+  // own dual tolerance, which can leave a larger gap than asked for; that is not reported as
+  // Optimal.
+  if (result.status == optim::SolveStatus::Optimal && !(cgr.gap <= std::max(cg.gap_tolerance, kCertifiedGap)))
+    result.status = optim::SolveStatus::NumericalIssue;
+  result.rounds = cgr.rounds;
+  result.columns = master.num_columns() - 1;
+  result.iterations = cgr.iterations;
+  result.dual_bound = oracle.cost_scale() * cgr.lower_bound;
+  result.gap = cgr.gap;
+  if (cgr.bound_duals.size()) result.duals = oracle.label_duals(cgr.bound_duals);
+  const Eigen::VectorXd& x = cgr.master.x;
+  if (cgr.master.status != optim::SolveStatus::Optimal || x.size() != master.num_columns()) return result;
 
-  // Assemble M[y][o] = sum of the staircase columns at o, drop roundoff-level columns, and
-  // renormalize rows (sums are 1 up to the simplex's feasibility tolerance).
-  const Eigen::VectorXd& x = sol.x;
-  const double xmax = x.size() ? x.maxCoeff() : 0.0;
+  // Assemble M[y][o] = sum of the staircase columns at o (entries 1 + r chi_T), drop
+  // roundoff-level columns, and renormalize rows (sums are 1 up to the simplex's tolerance).
+  const double xmax = x.tail(x.size() - 1).maxCoeff();
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(k, n);
   const Eigen::MatrixXd& A = master.problem().A;
-  for (Index c = 0; c < x.size(); ++c)
-    if (x[c] > options.drop_tolerance * xmax) M.col(col_output[std::size_t(c)]) += x[c] * A.col(c);
+  for (Index c = 1; c < x.size(); ++c)
+    if (x[c] > options.drop_tolerance * xmax) {
+      auto col = M.col(col_output[std::size_t(c)]);
+      for (Index y = 0; y < k; ++y) col[y] += x[c] * (A(y, c) > 0 ? 1.0 + oracle.r() : 1.0) / oracle.gamma();
+    }
   std::vector<Index> used;
   for (Index j = 0; j < n; ++j)
     if (M.col(j).maxCoeff() > 0) used.push_back(j);
