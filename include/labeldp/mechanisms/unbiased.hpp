@@ -367,8 +367,8 @@ struct StaircaseMaster {
   /// Master objective of `x` (scaled cost units); NaN when no master solve ended optimal.
   double objective = std::numeric_limits<double>::quiet_NaN();
   /// Certified lower bound (scaled cost units) on the optimum over every column the pricing
-  /// searches (optim::ColumnGenerationResult::lower_bound, with \f$\kappa = 1/\ell\f$); -infinity
-  /// when none was obtained.
+  /// searches (optim::ColumnGenerationResult::lower_bound, with
+  /// \f$\kappa = k / (1 + (k - 1) \ell)\f$); -infinity when none was obtained.
   double lower_bound = -std::numeric_limits<double>::infinity();
   /// Relative gap (objective - lower_bound) / |objective| (infinity without a bound).
   double gap = std::numeric_limits<double>::infinity();
@@ -395,12 +395,11 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
 }
 
 /// Column generation on the staircase master, on the library's engine
-/// (optim::solve_by_column_generation(), \f$\kappa = 1/\ell\f$): `loss_of(column)` gives the
-/// per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the
-/// columns of reduced cost below -tol and, in `min_rc`, the exact minimum reduced cost over its
-/// whole column space. The master starts from Proposition 7's crash basis when the initial
-/// columns hold it (closed-form inverse) and prices with a structured \f$A^T y\f$ (prefix sums).
-/// The result is Optimal only when certified (exact pricing at the master's duals, or the
+/// (optim::solve_by_column_generation(), \f$\kappa = k / (1 + (k - 1) \ell)\f$, derived below): `loss_of(column)` gives
+/// the per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the columns of reduced
+/// cost below -tol and, in `min_rc`, the exact minimum reduced cost over its whole column space. The master starts from
+/// Proposition 7's crash basis when the initial columns hold it (closed-form inverse) and prices with a structured
+/// \f$A^T y\f$ (prefix sums). The result is Optimal only when certified (exact pricing at the master's duals, or the
 /// Lagrangian bound within options.gap_tolerance); otherwise IterationLimit, TimeLimit
 /// (options.time_limit) or NumericalIssue, with `lower_bound` and `gap` either way.
 ///
@@ -546,13 +545,20 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   }
   // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
   // highly degenerate dual (many labels, few outputs), and columns priced there are often
-  // useless a round later; the smoothed point moves steadily. kappa = 1/low: every staircase
-  // entry is >= low and the normalization rows sum to 1, so the weights sum to at most 1/low.
+  // useless a round later; the smoothed point moves steadily.
   optim::ColumnGenerationOptions cg;
   cg.max_rounds = options.max_rounds;
   cg.time_limit = options.time_limit;
   cg.gap_tolerance = options.gap_tolerance;
-  cg.column_sum_bound = 1 / P.low;
+  // kappa (Lagrangian bound b'y + kappa min(0, min reduced cost)): summing the k normalization
+  // rows gives sum_j w_j x_j = k with w_j = |T_j| (1 - low) + k low for every feasible x, so
+  // sum_j rc_j x_j >= k min(0, min_j rc_j / w_j) (the pricing spans every pattern). The empty
+  // pattern's ratio equals the full pattern's (both are sum_i terms_i / k), so the minimum is
+  // reached on a non-empty pattern, where w_j >= 1 + (k - 1) low: kappa = k / (1 + (k - 1) low),
+  // at most 1/low (the plain bound on the weights' sum) and about k at large eps, where 1/low
+  // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
+  const double k_labels = double(P.num_labels());
+  cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
   cg.dual_smoothing = options.dual_smoothing < 0 ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
   // The most negative columns first, at most max_columns_per_round of them: every column costs
   // a dot product per simplex pivot for the rest of the solve.

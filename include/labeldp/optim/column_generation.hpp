@@ -65,8 +65,11 @@ struct ColumnGenerationOptions {
   /// caller derives it from its rows: LP (2) of Ghazi et al. 2023 has rows \f$\sum_j a_{yj} x_j =
   /// 1\f$ with entries \f$a_{yj} \ge 1\f$, so \f$\kappa = 1\f$; the unbiased staircase master has
   /// entries \f$\ge e^{-\varepsilon}\f$ in rows summing to 1, so \f$\kappa = e^{\varepsilon}\f$
-  /// (1 / UnbiasedProblem::low). +infinity (the default) means unknown: a bound then exists only
-  /// where no reduced cost is negative. Positive, may be +infinity.
+  /// (1 / UnbiasedProblem::low). Any kappa for which the bound is valid will do: the unbiased
+  /// master uses k / (1 + (k - 1) e^{-eps}) from its aggregated normalization rows (k labels),
+  /// far below e^eps at large eps, where kappa multiplies the roundoff in the minimum reduced
+  /// cost. +infinity (the default) means unknown: a bound then
+  /// exists only where no reduced cost is negative. Positive, may be +infinity.
   double column_sum_bound = std::numeric_limits<double>::infinity();
   /// Wentges dual smoothing weight \f$\alpha \in [0, 1)\f$: pricing is done at
   /// \f$\alpha\, y_{center} + (1 - \alpha)\, y_{master}\f$, \f$y_{center}\f$ the duals with the best
