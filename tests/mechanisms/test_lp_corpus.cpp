@@ -202,10 +202,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 bool close_rel(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
 
-/// GLPK's optimum of the explicit LP: its floating-point simplex, retried with its presolver and
-/// then its exact simplex if that fails (GLPK's plain simplex can fail at eps = 12, k = 200).
+/// GLPK's optimum of the explicit LP: its floating-point simplex with tolerances 1e-10 (its
+/// default 1e-7 leaves objectives 1e-8 off at eps = 12), retried with its presolver and then its
+/// exact simplex if that fails (GLPK's plain simplex can fail at eps = 12, k = 200).
 double glpk_optimum(const labeldp::test::SparseLinearProgram& lp) {
   labeldp::test::GlpkOptions o;
+  o.tolerance = 1e-10;
   auto g = labeldp::test::solve_with_glpk(lp, o);
   if (g.status != SolveStatus::Optimal) {
     o.presolve = true;

@@ -46,6 +46,9 @@ struct GlpkOptions {
   bool exact = false;             ///< glp_exact (rational arithmetic) after the floating simplex
   bool presolve = false;          ///< GLPK's LP presolver (statuses are less specific with it)
   double time_limit_seconds = 0;  ///< 0: no limit
+  /// GLPK's primal feasibility and reduced-cost tolerances (tol_bnd, tol_dj); 0: GLPK's default
+  /// 1e-7, too coarse to decide objectives to 1e-9 when coefficients reach e^12.
+  double tolerance = 0;
 };
 
 namespace detail {
@@ -75,6 +78,7 @@ inline GlpkResult glpk_run(glp_prob* P, int m, int n, const GlpkOptions& options
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = options.presolve ? GLP_ON : GLP_OFF;
   if (options.time_limit_seconds > 0) parm.tm_lim = int(options.time_limit_seconds * 1000);
+  if (options.tolerance > 0) parm.tol_bnd = parm.tol_dj = options.tolerance;
   r.glpk_return = glp_simplex(P, &parm);
   if (options.exact) {
     // After a failed floating-point solve the basis may be singular: restart the exact simplex
