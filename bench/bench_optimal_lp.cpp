@@ -8,12 +8,21 @@
 // 1,800 s time limit at |O| = 416 on the project machine, so its benchmarks run one iteration
 // and are registered only up to LABELDP_BENCH_GLPK_MAX_OUTPUTS outputs (default 52); set it to
 // 416 or 1664 to include the larger sizes. HiGHS: bench/highs_optimal_lp.py (run by hand).
+//
+// Prior shapes (BM_Shape, one iteration each, squared loss, time limit 120 s): near-uniform
+// (k = 214, diabetes-like) over 428 and lognormal (k = 401) over 802 evenly spaced outputs at
+// eps 0.05, 0.5, 1, 4, 12, and the spiky weeks-like prior (k = 52) over 52 outputs at eps 1. The
+// same priors, from the same formulas, are timed under HiGHS by
+// `python3 bench/highs_optimal_lp.py --shapes`. Counters: certified (1 when Optimal), gap,
+// expected_loss, rounds, pivots.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -109,6 +118,54 @@ void BM_GlpkExplicit(benchmark::State& state) {
   state.counters["expected_loss"] = g.objective;
 }
 
+// The prior shapes (highs_optimal_lp.py, shape_prior, builds the same ones).
+labeldp::FinitePrior<> shape_prior(const std::string& name) {
+  std::vector<double> v, p;
+  if (name == "near_uniform") {
+    // 214 integer labels from 25 with gaps of 1 or 2, weights uniform in [0.5, 1.5) (seed 1).
+    std::mt19937_64 g(1);
+    std::uniform_real_distribution<double> u(0.5, 1.5);
+    double x = 25;
+    for (int i = 0; i < 214; ++i) {
+      v.push_back(x);
+      x += 1 + (g() % 3 == 0 ? 1 : 0);
+      p.push_back(u(g));
+    }
+  } else if (name == "lognormal") {
+    // Labels 0..400, weight exp(-(log(y + 1) - 3)^2 / 2) / (y + 1).
+    for (int i = 0; i < 401; ++i) {
+      const double y = i, t = std::log(y + 1);
+      v.push_back(y);
+      p.push_back(std::exp(-(t - 3) * (t - 3) / 2) / (y + 1));
+    }
+  } else {
+    // weeks: labels 1..52, weight 30 at 52, 5 at 26, 2 at multiples of 4, else 0.5.
+    for (int i = 1; i <= 52; ++i) {
+      v.push_back(i);
+      p.push_back(i == 52 ? 30.0 : (i == 26 ? 5.0 : (i % 4 == 0 ? 2.0 : 0.5)));
+    }
+  }
+  return labeldp::FinitePrior<>::from_weights(v, p);
+}
+
+void BM_Shape(benchmark::State& state, const std::string& name, double eps, Index n) {
+  const auto prior = shape_prior(name);
+  const Eigen::VectorXd outputs = Eigen::VectorXd::LinSpaced(n, prior.value(0), prior.value(prior.size() - 1));
+  labeldp::OptimalLPOptions opt;
+  opt.column_generation.time_limit = 120;
+  labeldp::OptimalLPResult<double> r;
+  for (auto _ : state) {
+    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, labeldp::SquaredLoss<>{}, opt);
+    benchmark::DoNotOptimize(r.expected_loss);
+  }
+  state.counters["certified"] = r.status == labeldp::optim::SolveStatus::Optimal ? 1.0 : 0.0;
+  state.counters["gap"] = r.gap;
+  state.counters["expected_loss"] = r.expected_loss;
+  state.counters["dual_bound"] = r.dual_bound;
+  state.counters["rounds"] = double(r.rounds);
+  state.counters["pivots"] = double(r.iterations);
+}
+
 Index glpk_max_outputs() {
   const char* env = std::getenv("LABELDP_BENCH_GLPK_MAX_OUTPUTS");
   return env ? Index(std::atol(env)) : Index(52);
@@ -129,6 +186,17 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("labeldp_column_generation/" + std::to_string(n)).c_str(), BM_ColumnGeneration)
         ->Arg(n)
         ->Unit(benchmark::kMillisecond);
+  for (const char* name : {"near_uniform", "lognormal"})
+    for (double eps : {0.05, 0.5, 1.0, 4.0, 12.0}) {
+      const Index n = std::string(name) == "near_uniform" ? 428 : 802;
+      std::ostringstream label;
+      label << "shape/" << name << "/eps:" << eps << "/outputs:" << n;
+      benchmark::RegisterBenchmark(label.str().c_str(), BM_Shape, std::string(name), eps, n)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  benchmark::RegisterBenchmark("shape/weeks/eps:1/outputs:52", BM_Shape, std::string("weeks"), 1.0, Index(52))
+      ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -204,7 +204,9 @@ inline constexpr double kCertifiedGap = 1e-9;
 struct OptimalLPOptions {
   /// Column generation: round limit, time limit (seconds), relative gap tolerance, Wentges
   /// smoothing, columns per round, master simplex options. `column_sum_bound` is ignored (LP (2)
-  /// fixes it to 1). Defaults: smoothing 0.5, gap 1e-10, no time limit.
+  /// fixes it). Defaults: smoothing 0.5, gap 1e-10, no time limit. The time limit covers the whole
+  /// solve except the interior point's own iterations (which are not interrupted); when it
+  /// expires the result says SolveStatus::TimeLimit with the best mechanism found and its gap.
   optim::ColumnGenerationOptions column_generation = detail::default_mechanism_lp_options();
   /// Staircase columns with a master value below this (relative to the largest) are dropped
   /// from the returned mechanism before its rows are renormalized (roundoff cleaning).
@@ -367,6 +369,10 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   }
   optim::SimplexOptions simplex_options = cg.simplex;
   simplex_options.compute_reduced_costs = false;
+  // The time limit covers the whole solve: the master's solves (the first one included, which
+  // the engine does not limit by itself) get at most what the barrier and the seed left.
+  const double seeded = std::chrono::duration<double>(clock::now() - start).count();
+  simplex_options.time_limit = std::min(simplex_options.time_limit, std::max(0.0, cg.time_limit - seeded));
   optim::RevisedSimplex master(std::move(lp), simplex_options);
 
   // Crossover: when the master over the barrier's columns meets the barrier's certified bound,
