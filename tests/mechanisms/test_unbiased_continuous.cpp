@@ -3,15 +3,13 @@
 // exact pricing over every (pattern, real output) pair (the other method), GLPK on the paper's
 // explicit grid LP (the continuous optimum is never above any grid), weak duality for the
 // certified lower bound at arbitrary duals, and exact privacy audits.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
-#include <random>
-#include <vector>
-
 #include <labeldp/core/audit.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
+#include <random>
+#include <vector>
 
 #include "mechanisms/test_unbiased_oracle.hpp"
 
@@ -26,7 +24,7 @@ namespace {
 
 // Labels with random gaps; weights uniform, a few heavy, and (optionally) some exactly zero:
 // zero-probability labels keep their unbiasedness rows and make the optimum degenerate.
-FinitePrior<> random_prior(std::mt19937_64& rng, int k, bool zeros) {
+FinitePrior<> random_prior(std::mt19937_64& rng, int k, bool zeros, bool zero_ends = false) {
   std::uniform_real_distribution<double> u(0.0, 1.0), gap(0.2, 3.0);
   std::vector<double> v, w;
   double y = std::uniform_real_distribution<double>(-10, 10)(rng);
@@ -38,7 +36,54 @@ FinitePrior<> random_prior(std::mt19937_64& rng, int k, bool zeros) {
     if (zeros && u(rng) < 0.2) p = 0;
     w.push_back(p);
   }
-  if (*std::max_element(w.begin(), w.end()) == 0) w[0] = 1;
+  if (zero_ends && k > 2) w.front() = w.back() = 0;
+  if (*std::max_element(w.begin(), w.end()) == 0) w[1 % k] = 1;
+  return FinitePrior<>::from_weights(v, w);
+}
+
+// The paper's weeks-like prior (k = 52: one heavy label, a bump, a comb).
+FinitePrior<> weeks_prior() {
+  std::vector<double> v, w;
+  for (int i = 1; i <= 52; ++i) {
+    v.push_back(i);
+    w.push_back(i == 52 ? 30.0 : (i == 26 ? 5 : (i % 4 == 0 ? 2 : 0.5)));
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+// Near-uniform (diabetes-like): integer labels with gaps, weights uniform +- 50%.
+FinitePrior<> near_uniform_prior(int k, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  std::vector<double> v, w;
+  double x = 25;
+  for (int i = 0; i < k; ++i) {
+    v.push_back(x);
+    x += 1 + (g() % 3 == 0);
+    w.push_back(u(g));
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+// Smooth heavy-tailed (lognormal-like) on labels 0..k-1.
+FinitePrior<> lognormal_prior(int k) {
+  std::vector<double> v, w;
+  for (int i = 0; i < k; ++i) {
+    const double t = std::log(i + 1.0);
+    v.push_back(i);
+    w.push_back(std::exp(-(t - 3) * (t - 3) / 2) / (i + 1.0));
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+// The same prior with every `period`-th label (from the fourth) at probability zero.
+FinitePrior<> with_zeros(const FinitePrior<>& prior, int period, bool ends) {
+  std::vector<double> v, w;
+  for (Index i = 0; i < prior.size(); ++i) {
+    v.push_back(prior.value(i));
+    const bool zero = i % period == 3 || (ends && (i == 0 || i + 1 == prior.size()));
+    w.push_back(zero ? 0.0 : prior.probability(i));
+  }
   return FinitePrior<>::from_weights(v, w);
 }
 
@@ -104,12 +149,10 @@ TEST_CASE("Interior point equals column generation with exact pricing on random 
     // up to about 1e-5 above the optimum; the interior point is never above it.
     CHECK(ipm.expected_loss <= cg.expected_loss * (1 + 1e-12));
     CHECK(cg.expected_loss == Approx(ipm.expected_loss).epsilon(1e-5));
-    // Without zero-probability labels the interior point's answer is certified on its own,
-    // with no column generation after it.
-    if (!zeros) {
-      CHECK(ipm.simplex_iterations == 0);
-      CHECK(ipm.expected_loss - ipm.lower_bound <= 1e-9 * ipm.expected_loss);
-    }
+    // The interior point's answer is certified on its own, with no column generation after it,
+    // with or without zero-probability labels (those are solved away and interpolated).
+    CHECK(ipm.simplex_iterations == 0);
+    CHECK(ipm.expected_loss - ipm.lower_bound <= 1e-12 * ipm.expected_loss);
   }
 }
 
@@ -251,14 +294,14 @@ TEST_CASE("Rows off from 1 are fixed by scaling whole outputs, which keeps the a
     naive_worse += labeldp::audit_epsilon(naive) > audited * (1 + 1e-12);
     for (Index i = 0; i < k; ++i) {
       CHECK(std::abs(fixed.row(i).sum() - 1) <= 1e-14);
-      CHECK(std::abs(fixed.row(i).dot(exact.mechanism.outputs()) - prior.value(i)) <= 1e-9 * (1 + std::abs(prior.value(i))));
+      CHECK(std::abs(fixed.row(i).dot(exact.mechanism.outputs()) - prior.value(i)) <=
+            1e-9 * (1 + std::abs(prior.value(i))));
     }
   }
   CHECK(naive_worse >= 3);  // the plain division would have failed the audit
 }
 
-TEST_CASE("The crash basis's staircase inverse in closed form inverts the prefix staircase matrix",
-          "[unbiased]") {
+TEST_CASE("The crash basis's staircase inverse in closed form inverts the prefix staircase matrix", "[unbiased]") {
   for (const Index k : {Index(2), Index(3), Index(7), Index(52)}) {
     for (const double eps : {0.1, 1.0, 8.0}) {
       const double low = std::exp(-eps);
@@ -269,6 +312,67 @@ TEST_CASE("The crash basis's staircase inverse in closed form inverts the prefix
       INFO("k " << k << " eps " << eps);
       CHECK((S * inv - Eigen::MatrixXd::Identity(k, k)).cwiseAbs().maxCoeff() <= 1e-12 * std::exp(eps));
       CHECK((inv - S.partialPivLu().inverse()).cwiseAbs().maxCoeff() <= 1e-9 * std::exp(eps));
+    }
+  }
+}
+
+TEST_CASE("Zero-probability labels, interior and extreme, are certified to 1e-12 by the interior point alone",
+          "[unbiased][continuous]") {
+  // Interior zero-probability labels are solved away and their rows interpolated; extreme ones
+  // stay in the problem. Either way the answer is certified on the full problem (exact pricing
+  // over every pattern and output, duals zero on the dropped labels) and agrees with column
+  // generation, which solves the full degenerate problem.
+  std::mt19937_64 rng(311);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int k = 3 + int(rng() % 22);
+    const double eps = std::vector<double>{0.05, 0.5, 1.0, 3.0, 8.0, 12.0}[rng() % 6];
+    const auto prior = random_prior(rng, k, true, trial % 2 == 1);
+    INFO("trial " << trial << " k " << k << " eps " << eps);
+    const auto ipm = labeldp::optimal_unbiased_continuous(prior, eps, with_method(ContinuousMethod::InteriorPoint));
+    check_unbiased(ipm, prior, eps);
+    CHECK(ipm.simplex_iterations == 0);
+    CHECK(ipm.expected_loss - ipm.lower_bound <= 1e-12 * ipm.expected_loss);
+    if (eps <= 8) {
+      const auto cg = labeldp::optimal_unbiased_continuous(prior, eps, with_method(ContinuousMethod::ColumnGeneration));
+      REQUIRE(cg.optimal());
+      CHECK(ipm.expected_loss <= cg.expected_loss * (1 + 1e-12));
+      CHECK(cg.expected_loss >= ipm.lower_bound * (1 - 1e-12));
+    }
+  }
+}
+
+TEST_CASE("Large eps (8 to 12): the weeks-like and near-uniform priors are certified and beat a GLPK grid",
+          "[unbiased][continuous][glpk]") {
+  // At eps = 12 the staircase's low entry is e^-12 ~ 6e-6 and the scaled loss ~ 3e-4: the
+  // certificate must not multiply pricing roundoff by e^eps, and the polish must evaluate the
+  // reduced costs without cancellation.
+  for (const double eps : {8.0, 10.0, 12.0}) {
+    for (const auto& prior : {weeks_prior(), near_uniform_prior(40, 3), with_zeros(weeks_prior(), 5, true)}) {
+      INFO("eps " << eps << " k " << prior.size());
+      const auto c = labeldp::optimal_unbiased_continuous(prior, eps);
+      check_unbiased(c, prior, eps);
+      CHECK(c.simplex_iterations == 0);
+      CHECK(c.expected_loss - c.lower_bound <= 1e-12 * c.expected_loss);
+      const double grid = glpk_grid_loss(prior, eps, labeldp::feasible_output_set(prior, eps, 2 * prior.size()));
+      CHECK(c.expected_loss <= grid * (1 + 1e-9));
+    }
+  }
+}
+
+TEST_CASE("Sweep: three prior shapes, with and without zero-probability labels, eps 0.05 to 12, all certified",
+          "[unbiased][continuous][.slow]") {
+  const std::vector<FinitePrior<>> shapes{weeks_prior(), near_uniform_prior(214, 1), lognormal_prior(401)};
+  for (const auto& shape : shapes) {
+    for (int variant = 0; variant < 3; ++variant) {
+      const auto prior = variant == 0 ? shape : with_zeros(shape, variant == 1 ? 5 : 9, variant == 2);
+      for (const double eps : {0.05, 0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 8.0, 12.0}) {
+        INFO("k " << prior.size() << " variant " << variant << " eps " << eps);
+        const auto c = labeldp::optimal_unbiased_continuous(prior, eps);
+        REQUIRE(c.optimal());
+        CHECK(c.lower_bound <= c.expected_loss);
+        CHECK(c.expected_loss <= c.lower_bound * (1 + 1e-9));
+        CHECK(c.simplex_iterations == 0);
+      }
     }
   }
 }

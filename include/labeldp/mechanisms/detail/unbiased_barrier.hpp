@@ -58,6 +58,9 @@ struct IntervalBarrierResult {
   double primal_objective = 0;  ///< sum of weight * cost (scaled units)
   Index newton_steps = 0;       ///< barrier Newton steps
   Index polish_steps = 0;       ///< active-set Newton steps
+  /// Of those, the steps on a square active set (as many columns as rows: one LU); the others
+  /// had fewer columns than rows (a degenerate optimum: one QR and a small system).
+  Index square_polish_steps = 0;
 };
 
 /// \f$s_T^T x\f$ for every interval pattern T = [a, b] in O(1) from prefix sums of x:
@@ -255,6 +258,7 @@ class IntervalBarrier {
         return true;
       }
       out.polish_steps = attempt.polish_steps;
+      out.square_polish_steps = attempt.square_polish_steps;
       evaluate(lambda);
       return false;
     };
@@ -296,7 +300,7 @@ class IntervalBarrier {
       const double target_gap = gap_target * std::abs(rhs.dot(lambda));
       // The primal rows must hold to 1e-9 too, unless roundoff keeps them just above that
       // (tiny staircase low entries, eps near 8) while the gap is far below its target.
-      if (gap <= target_gap && (residual <= 1e-9 || gap <= 1e-3 * target_gap)) {
+      if (gap <= target_gap && (residual <= std::max(1e-9, 1e-2 * gap_target) || gap <= 1e-3 * target_gap)) {
         // Try the crossover and polish; if the active set is not clear yet, go on with a
         // hundredfold smaller gap.
         if (finish_here()) return out;
@@ -673,8 +677,8 @@ class IntervalBarrier {
     const Index k = m_k, n = 2 * k;
     evaluate(lambda);
     const double scale = 1 + rhs.cwiseAbs().maxCoeff();
-    std::vector<std::pair<Index, Index>> basis;
-    Eigen::VectorXd m;
+    std::vector<std::pair<Index, Index>> basis, crossover_basis;
+    Eigen::VectorXd m, crossover_m;
     ActiveFactor factor;
     bool found = false;
     Index tried = -1;
@@ -710,27 +714,70 @@ class IntervalBarrier {
       }
       factor.compute(G);
       m = factor.solve(rhs);
-      if (m.allFinite() && m.minCoeff() >= -1e-9 && (G * m - rhs).cwiseAbs().maxCoeff() <= 1e-9 * scale) {
+      if (!m.allFinite()) continue;
+      const double residual = (G * m - rhs).cwiseAbs().maxCoeff();
+      // An exact crossover solution (the fallback if the polish fails).
+      if (!found && m.minCoeff() >= -1e-9 && residual <= 1e-9 * scale) {
         found = true;
-        break;
+        crossover_basis = basis;
+        crossover_m = m.cwiseMax(0.0);
+      }
+      // Newton's method needs only a start near the solution: it is tried from an interior
+      // point that is still far from roundoff (see solve()), whose crossover is not exact yet.
+      if (!(m.minCoeff() >= -1e-3 * m.cwiseAbs().maxCoeff() && residual <= 1e-3 * scale)) continue;
+      Eigen::VectorXd m_polished = m, lambda_polished = lambda;
+      if (newton_with_drops(rhs, basis, m_polished, lambda_polished, max_polish, factor, out)) {
+        // Newton converges to the optimum of the active set it is given; that is the optimum
+        // only if no interval prices out at its duals (a wrong active set, from an early
+        // crossover, leaves some r_T clearly negative). Within 1e-9 / k of the dual objective,
+        // the caller's exact pricing decides.
+        const double tolerance = 1e-9 * std::abs(rhs.dot(lambda_polished)) / double(k);
+        if (evaluate(lambda_polished) >= -tolerance) {
+          write_solution(basis, m_polished, lambda_polished, out);
+          return;
+        }
+        evaluate(lambda);
       }
     }
-    if (!found) return;
-    m = m.cwiseMax(0.0);
-    // Polish from the crossover point; keep the crossover solution if it does not succeed.
-    Eigen::VectorXd m_polished = m, lambda_polished = lambda;
-    const bool polished = newton_on_active(rhs, basis, m_polished, lambda_polished, max_polish, factor, out) &&
-                          m_polished.minCoeff() >= 0;
-    std::vector<double> outputs(basis.size());
-    if (polished) {
-      m = m_polished;
-      lambda = lambda_polished;
+    if (found) write_solution(crossover_basis, crossover_m, lambda, out);
+  }
+
+  /// Newton's method on the active set `basis` (newton_on_active()); if it converges with
+  /// negative weights, those columns are not in the optimal active set: they are dropped and
+  /// Newton runs again on the rest (at most three times). True on success: weights >= 0.
+  bool newton_with_drops(const Eigen::VectorXd& rhs, std::vector<std::pair<Index, Index>>& basis, Eigen::VectorXd& m,
+                         Eigen::VectorXd& lambda, Index max_polish, ActiveFactor& factor, IntervalBarrierResult& out) {
+    const Eigen::VectorXd lambda0 = lambda;
+    for (int drops = 0;; ++drops) {
+      const bool converged = newton_on_active(rhs, basis, m, lambda, max_polish, factor, out);
+      if (converged && m.minCoeff() >= 0) return true;
+      if (!converged || drops == 3) return false;
+      std::vector<std::pair<Index, Index>> kept;
+      std::vector<double> kept_m;
+      for (std::size_t j = 0; j < basis.size(); ++j)
+        if (m[Index(j)] > 0) {
+          kept.push_back(basis[j]);
+          kept_m.push_back(m[Index(j)]);
+        }
+      basis = std::move(kept);
+      m = Eigen::Map<const Eigen::VectorXd>(kept_m.data(), Index(kept_m.size()));
+      lambda = lambda0;
       evaluate(lambda);
+      factor.compute(active_matrix(basis));
     }
+  }
+
+  /// Stores the columns `basis` with weights m at the duals lambda (their outputs there) into `out`.
+  void write_solution(const std::vector<std::pair<Index, Index>>& basis, const Eigen::VectorXd& m,
+                      const Eigen::VectorXd& lambda, IntervalBarrierResult& out) {
+    const Index k = m_k;
+    evaluate(lambda);
+    std::vector<double> outputs(basis.size());
     for (std::size_t j = 0; j < basis.size(); ++j) outputs[j] = m_o[slot(basis[j].first, basis[j].second)];
     out.converged = true;
     out.duals = lambda;
     out.weights = m;
+    out.columns.clear();
     out.primal_objective = 0;
     for (std::size_t j = 0; j < basis.size(); ++j) {
       const auto [a, b] = basis[j];
@@ -816,6 +863,7 @@ class IntervalBarrier {
       curvature = m.array() / (2 * A.array());
       if (step > 0) factor.compute(G);
       if (p == 0) {
+        ++out.square_polish_steps;
         // Square: G^T dlambda = r, then G dm = -F2 - K dlambda.
         dlambda = factor.lu.transpose().solve(r);
         dm = factor.lu.solve(Eigen::VectorXd(-F2 - apply_K(dlambda)));
