@@ -730,8 +730,9 @@ class IntervalBarrier {
         // Newton converges to the optimum of the active set it is given; that is the optimum
         // only if no interval prices out at its duals (a wrong active set, from an early
         // crossover, leaves some r_T clearly negative). Within 1e-9 / k of the dual objective,
-        // the caller's exact pricing decides.
-        const double tolerance = 1e-9 * std::abs(rhs.dot(lambda_polished)) / double(k);
+        // or within the roundoff of evaluate() (1e-16 of C_T ~ 1), the caller's exact pricing
+        // decides.
+        const double tolerance = std::max(1e-9 * std::abs(rhs.dot(lambda_polished)) / double(k), 1e-14);
         if (evaluate(lambda_polished) >= -tolerance) {
           write_solution(basis, m_polished, lambda_polished, out);
           return;
