@@ -887,15 +887,16 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   // rounds (the papers' priors at eps = 1: a few ms) but can tail off for hundreds of rounds
   // (near-uniform priors, large eps); the interior-point method on the compact LP
   // (detail/staircase_barrier.hpp) has a predictable cost. Rule (ski rental): give column
-  // generation a budget of rounds worth the barrier's predicted work, then switch. A round is
-  // a warm re-solve of the 2k-row master, O(k) pivots of O(k^2) each, so ~(2k)^3 flops; the
-  // barrier is ~40 iterations of O(n k) block work plus the normal equations
-  // (min((2k)^2 n, 2k n^2) + min(2k, n)^3 / 3 flops).
+  // generation a budget of rounds worth the barrier's predicted work, then switch. Cost model
+  // (flop-equivalents; the constants were measured on this code, one core): a round is a warm
+  // re-solve of the m = 2k row master, about m pivots of O(m^2) basis work plus pricing products
+  // over the master's columns, ~8 m^3; the barrier is ~40 iterations of ~200 n k for the
+  // per-output blocks plus min(m^2 n, m n^2) + min(m, n)^3 / 3 for the normal equations.
   const double m_rows = double(2 * k), n_out = double(n);
   const double barrier_work =
-      40.0 * (30.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
+      40.0 * (200.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
               std::pow(std::min(m_rows, n_out), 3) / 3);
-  const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / std::pow(m_rows, 3))));
+  const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / (8 * std::pow(m_rows, 3)))));
   if (!bracketed || k == 1 || options.max_rounds <= budget) {
     detail::StaircaseMaster S =
         detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
@@ -903,13 +904,18 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
     if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
     return result;
   }
-  UnbiasedOptions first = options;
-  first.max_rounds = budget;
-  detail::StaircaseMaster S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
-  if (S.status == optim::SolveStatus::Optimal) {
-    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
-    if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
-    return result;
+  // A budget of a few rounds is not worth spending: the first master solve alone can take many
+  // times m pivots when column generation is going to tail off, so the barrier goes first.
+  detail::StaircaseMaster S;
+  if (budget >= 4) {
+    UnbiasedOptions first = options;
+    first.max_rounds = budget;
+    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
+    if (S.status == optim::SolveStatus::Optimal) {
+      UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
+      if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
+      return result;
+    }
   }
   // Tailing off: the barrier's interior point. Its mechanism, written exactly as staircase
   // columns (every column in the eps-DP cone), is optimal to within the certified gap of the

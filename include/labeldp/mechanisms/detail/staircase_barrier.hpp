@@ -123,11 +123,19 @@ struct StaircaseBarrierResult {
   Index iterations = 0;
 };
 
+/// Upper bound on the total weight of staircase columns in a feasible mechanism: the empty
+/// pattern's column is \f$\ell\f$ times the full one's, so WLOG every pattern holds a label and
+/// every column's entries sum to at least \f$1 + (k - 1)\ell\f$, while all entries sum to k (the
+/// normalization rows). So \f$\sum_j w_j \le k / (1 + (k - 1)\ell)\f$: at most k, where the
+/// cruder \f$1/\ell\f$ is \f$e^\varepsilon\f$ (1.6e5 at eps = 12, which would multiply the
+/// roundoff of the least reduced cost by as much).
+inline double staircase_weight_bound(Index k, double low) { return double(k) / (1 + double(k - 1) * low); }
+
 /// Certified lower bound on the staircase LP's optimum from any duals (\f$\pi, \sigma\f$) of its
 /// coupling rows (weak duality, as in the staircase master's bound): every feasible mechanism
 /// is a combination of staircase columns (pattern, output) with weights summing to at most
-/// \f$1/\ell\f$ (every entry is at least \f$\ell\f$ times its weight and rows sum to 1), so
-/// \f$\text{opt} \ge 1^T\pi + \text{target}^T\sigma - B\|\sigma\|_1 + \min(0, r^*)/\ell\f$ where
+/// \f$\omega = k / (1 + (k - 1)\ell)\f$ (staircase_weight_bound()), so
+/// \f$\text{opt} \ge 1^T\pi + \text{target}^T\sigma - B\|\sigma\|_1 + \omega \min(0, r^*)\f$ where
 /// \f$r^* = \min_o \sum_y \min(a_y, \ell a_y)\f$, \f$a_y = c_{y,o} - \pi_y - \sigma_y x_o\f$, is the
 /// least reduced cost of any staircase column. O(n k). `min_reduced_cost` (optional) receives r*.
 inline double staircase_lagrangian_bound(const StaircaseBarrierProblem& P, const Eigen::VectorXd& duals,
@@ -150,7 +158,7 @@ inline double staircase_lagrangian_bound(const StaircaseBarrierProblem& P, const
   double value = pi.sum();
   if (P.has_bias_rows()) value += P.targets.dot(sigma);
   if (P.rows == StaircaseRows::BiasBounded) value -= P.max_bias * sigma.cwiseAbs().sum();
-  return value + std::min(0.0, best) / P.low;
+  return value + std::min(0.0, best) * staircase_weight_bound(k, P.low);
 }
 
 /// The interior-point solver (see the file comment). Construct, then solve().
@@ -218,7 +226,9 @@ class StaircaseBarrier {
         out.status = StaircaseBarrierStatus::IterationLimit;
         break;
       }
-      const double merit = rp + std::max(gap, 0.0) + mu;
+      // Progress measure in absolute scaled units (costs are at most 1): a relative gap stays
+      // near 1 while the bound is still negative, even when everything is improving.
+      const double merit = rp + std::max(pobj - bound, 0.0) + mu;
       if (merit < 0.9 * best_merit) {
         best_merit = merit;
         stalled = 0;
@@ -325,12 +335,15 @@ class StaircaseBarrier {
           m_U.col(o).setZero();
           m_G.col(o).setZero();
         }
-      if (project(&drop)) return;
+      if (project(&drop)) {
+        project(&drop);  // a second pass takes the first one's roundoff (ill-conditioned S)
+        return;
+      }
       m_T = T;
       m_U = U;
       m_G = G;
     }
-    if (factorize()) project();
+    if (factorize() && project()) project();
   }
 
   /// Removes the coupling rows' residual to roundoff: the minimum-norm correction in the
@@ -382,7 +395,7 @@ class StaircaseBarrier {
     double value = m_pi.sum();
     if (m_bias) value += m_target.dot(m_sigma);
     if (m_bounded) value -= m_B * m_sigma.cwiseAbs().sum();
-    return value + std::min(0.0, best) / m_low;
+    return value + std::min(0.0, best) * staircase_weight_bound(m_k, m_low);
   }
 
   Index num_inequalities() const { return m_n + 2 * m_k * m_n + (m_bounded ? 2 * m_k : 0); }
