@@ -166,7 +166,7 @@ class StaircaseBarrier {
  public:
   /// \param P the problem; cost k x n with k, n >= 1; outputs n values and targets k values
   ///        when P.rows is not Normalization; 0 < P.low <= 1; max_bias > 0 for BiasBounded.
-  explicit StaircaseBarrier(const StaircaseBarrierProblem& P) : m_P(P) {
+  explicit StaircaseBarrier(const StaircaseBarrierProblem& P) {
     m_k = P.num_labels();
     m_n = P.num_outputs();
     m_bias = P.has_bias_rows();
@@ -772,7 +772,6 @@ class StaircaseBarrier {
     if (m_bounded) m_zb -= ap * d.dz;
   }
 
-  const StaircaseBarrierProblem& m_P;
   Index m_k = 0, m_n = 0, m_m = 0;
   bool m_bias = false, m_bounded = false, m_woodbury = false, m_woodbury_failed = false, m_dense_ready = false,
        m_factorized = false;
