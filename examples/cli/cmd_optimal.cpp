@@ -70,20 +70,21 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
   options.column_generation.time_limit = a.time_limit;
   const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, loss, options);
   const bool optimal = r.status == labeldp::optim::SolveStatus::Optimal;
-  const bool limited =
-      r.status == labeldp::optim::SolveStatus::TimeLimit || r.status == labeldp::optim::SolveStatus::IterationLimit;
-  if (!optimal && !(limited && r.mechanism.num_outputs() > 0))
+  // A limit reached (or a certificate roundoff kept above the tolerance) after a feasible
+  // mechanism was found still answers with that mechanism and its certified gap.
+  if (!optimal && r.mechanism.num_outputs() == 0)
     throw std::runtime_error("the optimal-mechanism LP stopped without a certified optimum (" + to_string(r.status) +
-                             " after " + std::to_string(r.rounds) + " column-generation rounds" +
-                             (limited ? ", before a feasible mechanism was found)" : ")"));
+                             " after " + std::to_string(r.rounds) +
+                             " column-generation rounds, before a feasible mechanism was found)");
   // A bound above the loss by roundoff is a zero gap.
   const double scale = std::max(std::abs(double(r.expected_loss)), 1e-300);
   const double gap = std::isfinite(r.dual_bound) ? std::max(0.0, double(r.expected_loss) - r.dual_bound) / scale
                                                  : std::numeric_limits<double>::infinity();
   if (!optimal)
     std::cerr << "labeldp: warning: " << to_string(r.status)
-              << " reached: the mechanism is eps-DP and feasible but may be up to a relative "
-              << labeldp::detail::format_number(gap) << " above the optimal expected loss\n";
+              << " reached: the mechanism is eps-DP and feasible but not certified optimal; its expected loss is at "
+                 "most a relative "
+              << labeldp::detail::format_number(gap) << " above the optimum\n";
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
@@ -452,6 +453,10 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     for (Index y = 0; y < k; ++y) P(y, Index(u)) = Scalar(M(y, used[u]));
   }
   for (Index y = 0; y < k; ++y) P.row(y) /= P.row(y).sum();
+  // The columns are eps-DP in exact arithmetic; roundoff (the row normalization above, the
+  // simplex's tolerances) can push a ratio past e^eps by a few ulps. Make the stored matrix
+  // eps-DP exactly (the mass moved is roundoff).
+  cap_to_epsilon(P, eps);
   result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(out), std::move(P));
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
   return result;

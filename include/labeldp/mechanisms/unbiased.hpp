@@ -22,6 +22,8 @@
 /// \f$\mathcal{G}(M; P)\f$; this is the sense of the CLI contract's `expected_loss`).
 #pragma once
 
+#include <Eigen/Core>
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <concepts>
@@ -36,9 +38,7 @@
 #include <utility>
 #include <vector>
 
-#include <Eigen/Core>
-#include <Eigen/QR>
-
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
@@ -46,6 +46,7 @@
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/staircase_barrier.hpp"
 #include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
 #include "labeldp/mechanisms/detail/unbiased_lp.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
@@ -268,12 +269,16 @@ struct UnbiasedOptions {
   ContinuousMethod continuous_method = ContinuousMethod::Automatic;
 };
 
-/// Outcome of an unbiased-randomizer solve. `mechanism` is meaningful only when
-/// `status == optim::SolveStatus::Optimal`.
+/// Outcome of an unbiased-randomizer solve. `mechanism` is the optimal one when
+/// `status == optim::SolveStatus::Optimal` (certified: `gap` <= UnbiasedOptions::gap_tolerance).
+/// When a limit stopped the solve (TimeLimit, IterationLimit) after a feasible master was found,
+/// or roundoff kept the certificate above the tolerance (NumericalIssue), `mechanism` is the best
+/// feasible mechanism found (eps-DP, rows summing to 1, bias within the bound) and `gap` says how
+/// far from optimal it may be; otherwise it is empty (no outputs).
 template <typename Scalar = double>
 struct UnbiasedResult {
   optim::SolveStatus status = optim::SolveStatus::NumericalIssue;  ///< solver outcome
-  FiniteMechanism<Scalar> mechanism;  ///< only positive-probability outputs; rows sum to 1
+  FiniteMechanism<Scalar> mechanism;                               ///< only positive-probability outputs; rows sum to 1
   /// \f$\sum_y p_y E[\ell(M(y), y)]\f$ with the solver's loss (SquaredLoss: \f$(o - y)^2\f$, i.e.
   /// twice the paper's \f$\mathcal{G}\f$ with g = (o-y)^2/2).
   Scalar expected_loss = 0;
@@ -281,14 +286,18 @@ struct UnbiasedResult {
   Index rounds = 0;              ///< column-generation rounds (pricing calls)
   Index columns = 0;             ///< columns in the final master
   Index simplex_iterations = 0;  ///< simplex pivots in total
-  /// Continuous solver only: a certified lower bound on the optimal expected loss, in the units
-  /// of `expected_loss`, from the final duals \f$(\pi, \sigma)\f$ and exact pricing over every
-  /// pattern and real output in the output range: \f$1^T\pi + y^T\sigma - B \|\sigma\|_1 +
-  /// \min(0, \min \text{reduced cost}) / \ell\f$, with \f$\ell = e^{-\varepsilon}\f$ (rounded
-  /// up) the smallest staircase entry, so that the column weights sum to at most \f$1/\ell\f$
-  /// (weak duality). `expected_loss - lower_bound` bounds the distance to the true optimum.
-  /// NaN when not computed.
+  /// A certified lower bound on the optimal expected loss (over the grid, or over every real
+  /// output in the range for the continuous solver), in the units of `expected_loss`, by weak
+  /// duality from the final duals \f$(\pi, \sigma)\f$ and exact pricing:
+  /// \f$1^T\pi + y^T\sigma - B \|\sigma\|_1 + \kappa \min(0, \min \text{reduced cost})\f$, where
+  /// \f$\kappa = \min(e^\varepsilon, k / (1 + (k - 1) e^{-\varepsilon}))\f$ bounds the sum of the
+  /// staircase column weights (entries \f$e^{-\varepsilon}\f$ or 1; the k normalization rows
+  /// summed). `expected_loss - lower_bound` bounds the distance to the true optimum. NaN when
+  /// not computed.
   Scalar lower_bound = std::numeric_limits<Scalar>::quiet_NaN();
+  /// Relative gap \f$(\text{expected\_loss} - \text{lower\_bound}) / \text{expected\_loss}\f$
+  /// (0 when the bound meets the loss to roundoff; infinity when no bound was computed).
+  Scalar gap = std::numeric_limits<Scalar>::infinity();
   Index interior_point_iterations = 0;  ///< interior-point iterations (continuous solver)
   /// True when the solve ended optimal.
   bool optimal() const { return status == optim::SolveStatus::Optimal; }
@@ -305,12 +314,18 @@ inline void validate_unbiased_options(const UnbiasedOptions& o) {
                                 " and " + format_number(o.output_upper));
   if (o.max_rounds < 1) fail_parameter("max_rounds", "must be at least 1", double(o.max_rounds));
   if (o.max_columns_per_round < -1)
-    fail_parameter("max_columns_per_round", "must be -1 (automatic), 0 (all) or positive", double(o.max_columns_per_round));
+    fail_parameter("max_columns_per_round", "must be -1 (automatic), 0 (all) or positive",
+                   double(o.max_columns_per_round));
   if (!(o.dual_smoothing == -1 || (o.dual_smoothing >= 0 && o.dual_smoothing < 1)))
     fail_parameter("dual_smoothing", "must be -1 (automatic) or in [0, 1)", o.dual_smoothing);
-  if (o.seed_grid_size < -1) fail_parameter("seed_grid_size", "must be -1 (automatic) or >= 0", double(o.seed_grid_size));
+  if (o.seed_grid_size < -1)
+    fail_parameter("seed_grid_size", "must be -1 (automatic) or >= 0", double(o.seed_grid_size));
   if (!std::isfinite(o.pricing_tolerance) || !(o.pricing_tolerance > 0))
     fail_parameter("pricing_tolerance", "must be finite and positive", o.pricing_tolerance);
+  if (std::isnan(o.time_limit) || o.time_limit < 0)
+    fail_parameter("time_limit", "must be >= 0 seconds (infinity = no limit)", o.time_limit);
+  if (!std::isfinite(o.gap_tolerance) || o.gap_tolerance < 0)
+    fail_parameter("gap_tolerance", "must be finite and >= 0", o.gap_tolerance);
 }
 
 /// Scaled problem: the dbRR interval [L, U] of the labels maps to [-1, 1].
@@ -329,6 +344,7 @@ UnbiasedProblem make_unbiased_problem(const FinitePrior<Scalar>& prior, double e
     P.probs[i] = double(prior.probability(i));
   }
   P.low = std::nextafter(std::exp(-eps), 1.0);
+  P.eps = eps;
   P.max_bias = max_bias / P.scale;
   return P;
 }
@@ -372,6 +388,9 @@ struct StaircaseMaster {
   double lower_bound = -std::numeric_limits<double>::infinity();
   /// Relative gap (objective - lower_bound) / |objective| (infinity without a bound).
   double gap = std::numeric_limits<double>::infinity();
+  /// True when `x` is a feasible solution of the LP (the master's solution uses no penalized
+  /// artificial), whatever the status: then finish_unbiased() can build a mechanism from it.
+  bool feasible = false;
 };
 
 /// Inverse of the k x k prefix staircase matrix \f$S(i, \ell) = 1\f$ if \f$i < \ell\f$, else
@@ -607,6 +626,9 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   S.objective = r.master.objective;
   S.lower_bound = r.lower_bound;
   S.gap = r.gap;
+  S.feasible =
+      S.x.size() == Index(S.columns.size()) &&
+      (artificial == 0 || r.master.x.head(artificial).maxCoeff() <= options.simplex.primal_feasibility_tolerance);
   // A solution that still uses the penalized artificials is no solution of the LP.
   if (S.status == optim::SolveStatus::Optimal && artificial > 0 &&
       r.master.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
@@ -622,11 +644,13 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
 /// the scaled `outputs`) are rescaled in place by the minimum-norm scales that make the rows sum
 /// to 1 and keep the conditional means, or the rows alone if that is not solvable, when those
 /// scales are positive and reach roundoff; otherwise they are left as they are.
-inline void rescale_columns_to_rows(const UnbiasedProblem& P, const Eigen::VectorXd& outputs, Eigen::MatrixXd& columns) {
+inline void rescale_columns_to_rows(const UnbiasedProblem& P, const Eigen::VectorXd& outputs,
+                                    Eigen::MatrixXd& columns) {
   const Index k = P.num_labels(), n = columns.cols();
   const Eigen::VectorXd unit_scales = Eigen::VectorXd::Ones(n), ones = Eigen::VectorXd::Ones(k);
   if ((columns * unit_scales - ones).cwiseAbs().maxCoeff() <= 1e-14) return;
   for (const bool with_means : {true, false}) {
+    if (with_means && P.bounded()) continue;  // a bias bound does not pin the means
     const Index rows = with_means ? 2 * k : k;
     Eigen::MatrixXd E(rows, n);
     Eigen::VectorXd f(rows);
@@ -649,15 +673,19 @@ inline void rescale_columns_to_rows(const UnbiasedProblem& P, const Eigen::Vecto
 /// on the same output, drops outputs without probability, rescales outputs so that rows sum to
 /// 1 (rescale_columns_to_rows()), and divides out the last roundoff.
 template <typename Scalar, typename Loss>
-UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P,
-                                       StaircaseMaster& S, const std::vector<double>& original_outputs_of_grid,
-                                       const Loss& loss) {
+UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P, StaircaseMaster& S,
+                                       const std::vector<double>& original_outputs_of_grid, const Loss& loss) {
   UnbiasedResult<Scalar> result;
   result.status = S.status;
   result.rounds = S.rounds;
   result.columns = Index(S.columns.size());
   result.simplex_iterations = S.iterations;
-  if (S.status != optim::SolveStatus::Optimal) return result;
+  // A limit or roundoff that stopped the solve after a feasible master was found still gives
+  // a mechanism: the best found, reported with its gap (attach_certificate()).
+  const bool stopped_feasible =
+      S.feasible && (S.status == optim::SolveStatus::TimeLimit || S.status == optim::SolveStatus::IterationLimit ||
+                     S.status == optim::SolveStatus::NumericalIssue);
+  if (S.status != optim::SolveStatus::Optimal && !stopped_feasible) return result;
   const Index k = P.num_labels();
   std::vector<Index> support;
   for (Index j = 0; j < S.x.size(); ++j)
@@ -693,8 +721,8 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
   std::vector<std::pair<double, Index>> order;  // (original output, support position)
   for (std::size_t t = 0; t < support.size(); ++t) {
     const StaircaseColumn& col = S.columns[std::size_t(support[t])];
-    const double o = col.grid_index >= 0 ? original_outputs_of_grid[std::size_t(col.grid_index)]
-                                         : P.shift + P.scale * col.output;
+    const double o =
+        col.grid_index >= 0 ? original_outputs_of_grid[std::size_t(col.grid_index)] : P.shift + P.scale * col.output;
     order.emplace_back(o, Index(t));
   }
   std::sort(order.begin(), order.end());
@@ -728,6 +756,9 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
   rescale_columns_to_rows(P, scaled_outputs, kept);
   Matrix<Scalar> probs = kept.cast<Scalar>();
   for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
+  // The columns are eps-DP in exact arithmetic; the row division above (and a tolerance-feasible
+  // master) can push a ratio past e^eps by a few ulps. Make the stored matrix eps-DP exactly.
+  cap_to_epsilon(probs, P.eps);
   result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
   Scalar bias = 0;
@@ -758,6 +789,25 @@ inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::Vect
   const double mass = double(k) / (1 + double(k - 1) * P.low);
   return pi_sigma.head(k).sum() + P.labels.dot(sigma) - P.max_bias * sigma.cwiseAbs().sum() +
          std::min(0.0, min_rc) * std::min(mass, 1 / P.low);
+}
+
+/// Records the certified lower bound `bound` (units of expected_loss) and the relative gap on a
+/// result that has a mechanism, and withdraws Optimal when the gap exceeds `gap_tolerance`
+/// (roundoff kept the certificate from closing: the status says so, NumericalIssue, and the
+/// mechanism stays as the best feasible one). A bound above the loss by roundoff (1e-10
+/// relative: the final mechanism is made eps-DP exactly by cap_to_epsilon, which may lower its
+/// loss by a removed mass of that order) is taken as the loss itself.
+template <typename Scalar>
+void attach_certificate(UnbiasedResult<Scalar>& result, double bound, double gap_tolerance) {
+  if (result.mechanism.num_outputs() == 0 || !(bound > -std::numeric_limits<double>::infinity())) {
+    if (result.optimal()) result.status = optim::SolveStatus::NumericalIssue;
+    return;
+  }
+  const double loss = double(result.expected_loss), scale = std::max(std::abs(loss), 1e-300);
+  if (bound > loss && bound - loss <= 1e-10 * scale) bound = loss;
+  result.lower_bound = Scalar(bound);
+  result.gap = Scalar(std::max(0.0, loss - bound) / scale);
+  if (result.optimal() && !(double(result.gap) <= gap_tolerance)) result.status = optim::SolveStatus::NumericalIssue;
 }
 
 template <typename Scalar>
@@ -801,10 +851,9 @@ UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
 /// if (r.optimal()) use(r.mechanism);
 /// \endcode
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& prior, double eps,
-                                                   const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
-                                                   const Loss& loss = Loss{}) {
+requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on_outputs(
+    const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
+    const Loss& loss = Loss{}) {
   validate_epsilon(eps);
   detail::validate_unbiased_options(options);
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty");
@@ -834,8 +883,7 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
       loss_values(i, j) = double(loss(outputs[j], prior.value(i))) / cost_unit;
       weighted(i, j) = P.probs[i] * loss_values(i, j);
     }
-  if (!loss_values.allFinite())
-    throw std::invalid_argument("the loss is not finite on some (output, label) pair");
+  if (!loss_values.allFinite()) throw std::invalid_argument("the loss is not finite on some (output, label) pair");
 
   // Two-label dbRR interval (proof of Prop. 7): the two-point mechanism on the extreme outputs
   // is eps-DP iff they bracket it.
@@ -859,9 +907,7 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   }
   std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, scaled[lo_index], lo_index);
   for (auto& c : detail::one_sided_columns(k, scaled[hi_index], hi_index)) initial.push_back(std::move(c));
-  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
-    return loss_values.col(col.grid_index);
-  };
+  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd { return loss_values.col(col.grid_index); };
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
     return detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
   };
@@ -876,12 +922,13 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   Q.rows = P.bounded() ? detail::StaircaseRows::BiasBounded : detail::StaircaseRows::Unbiased;
   Q.max_bias = P.max_bias;
   Q.low = P.low;
+  // Any duals give a valid bound (weak duality with exact pricing), whatever the status: the
+  // final master's, and the best one column generation saw (S.lower_bound).
   auto master_bound = [&](const detail::StaircaseMaster& S) {
-    if (S.status != optim::SolveStatus::Optimal || S.duals.size() != P.num_rows())
-      return -std::numeric_limits<double>::infinity();
+    if (S.duals.size() != P.num_rows() || !S.duals.allFinite()) return S.lower_bound;
     Eigen::VectorXd pi_sigma(2 * k);
     pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
-    return detail::staircase_lagrangian_bound(Q, pi_sigma);
+    return std::max(S.lower_bound, detail::staircase_lagrangian_bound(Q, pi_sigma));
   };
   // Which path. Column generation on the staircase master is fast while it converges in few
   // rounds (the papers' priors at eps = 1: a few ms) but can tail off for hundreds of rounds
@@ -898,10 +945,9 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
               std::pow(std::min(m_rows, n_out), 3) / 3);
   const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / (8 * std::pow(m_rows, 3)))));
   if (!bracketed || k == 1 || options.max_rounds <= budget) {
-    detail::StaircaseMaster S =
-        detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
+    detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
     UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
-    if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
+    detail::attach_certificate(result, master_bound(S) * cost_unit, options.gap_tolerance);
     return result;
   }
   // A budget of a few rounds is not worth spending: the first master solve alone can take many
@@ -911,10 +957,11 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
     UnbiasedOptions first = options;
     first.max_rounds = budget;
     S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
-    if (S.status == optim::SolveStatus::Optimal) {
+    // The user's time limit ends the solve here with the best feasible master and its gap.
+    if (S.status == optim::SolveStatus::Optimal || S.status == optim::SolveStatus::TimeLimit) {
       UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
-      if (result.optimal()) result.lower_bound = Scalar(master_bound(S) * cost_unit);
-      return result;
+      detail::attach_certificate(result, master_bound(S) * cost_unit, options.gap_tolerance);
+      if (result.optimal() || S.status == optim::SolveStatus::TimeLimit) return result;
     }
   }
   // Tailing off: the barrier's interior point. Its mechanism, written exactly as staircase
@@ -939,9 +986,9 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
     if (result.optimal() && double(result.expected_loss) - bound <= 1e-9 * std::abs(double(result.expected_loss)) &&
         double(result.max_bias) <= P.max_bias * P.scale * (1 + 1e-9) + 1e-9 * P.scale) {
       // (min: the interior mechanism meets the rows to roundoff, not exactly.)
-      result.lower_bound = Scalar(std::min(bound, double(result.expected_loss)));
+      detail::attach_certificate(result, bound, options.gap_tolerance);
       result.interior_point_iterations = ipm.iterations;
-      return result;
+      if (result.optimal()) return result;
     }
   }
   // Otherwise an exact crossover: the interior point's candidate columns (the nested level sets
@@ -967,7 +1014,7 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
   S.iterations += iterations_before;
   UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
   result.interior_point_iterations = ipm.iterations;
-  if (result.optimal()) result.lower_bound = Scalar(std::max(ipm_bound, master_bound(S)) * cost_unit);
+  detail::attach_certificate(result, std::max(ipm_bound, master_bound(S)) * cost_unit, options.gap_tolerance);
   return result;
 }
 
@@ -980,9 +1027,10 @@ UnbiasedResult<Scalar> optimal_unbiased_on_outputs(const FinitePrior<Scalar>& pr
 /// auto r = labeldp::optimal_unbiased_grid(prior, 1.0, 1664);   // r.mechanism, r.expected_loss
 /// \endcode
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-UnbiasedResult<Scalar> optimal_unbiased_grid(const FinitePrior<Scalar>& prior, double eps, Index grid_size,
-                                             const UnbiasedOptions& options = {}, const Loss& loss = Loss{}) {
+requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_grid(const FinitePrior<Scalar>& prior,
+                                                                                   double eps, Index grid_size,
+                                                                                   const UnbiasedOptions& options = {},
+                                                                                   const Loss& loss = Loss{}) {
   validate_epsilon(eps);
   if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
   detail::validate_unbiased_options(options);
@@ -1094,7 +1142,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
             result.max_bias = bias;
           }
         }
-        result.lower_bound = Scalar(bound * loss_unit);
+        detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
         result.interior_point_iterations = interior_iterations;
         if (result.optimal()) return result;
       }
@@ -1126,7 +1174,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
         S.status = optim::SolveStatus::Optimal;
         S.iterations = lp_result.iterations;
         UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
-        result.lower_bound = Scalar(ipm_bound * loss_unit);
+        detail::attach_certificate(result, ipm_bound * loss_unit, options.gap_tolerance);
         result.interior_point_iterations = interior_iterations;
         if (result.optimal()) return result;
       }
@@ -1172,17 +1220,25 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
     return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
   };
-  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
+  // The certificate's gap is about kappa times the pricing and dual tolerances over the
+  // objective: at the defaults (1e-9 absolute in scaled costs) it stayed at 1e-8 on small
+  // objectives, so this exact stage prices and pivots to 1e-11 (or the caller's tighter values).
+  UnbiasedOptions exact = options;
+  exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11);
+  exact.simplex.dual_feasibility_tolerance = std::min(options.simplex.dual_feasibility_tolerance, 1e-11);
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
   UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
   result.interior_point_iterations = interior_iterations;
-  if (result.optimal() && S.duals.size() == P.num_rows()) {
+  double bound = ipm_bound;
+  if (S.duals.size() == P.num_rows()) {
     // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
     Eigen::VectorXd pi_sigma(2 * k);
     pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
-    result.lower_bound = Scalar(std::max(ipm_bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi)) * loss_unit);
+    bound = std::max(bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi));
   }
+  detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
   return result;
 }
 
@@ -1190,10 +1246,9 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
 /// rows, O(n k^2) rows) solved with the in-house dense simplex. For tests on small instances
 /// only; optimal_unbiased_on_outputs() computes the same optimum.
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-UnbiasedResult<Scalar> optimal_unbiased_reference(const FinitePrior<Scalar>& prior, double eps,
-                                                  const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
-                                                  const Loss& loss = Loss{}) {
+requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_reference(
+    const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
+    const Loss& loss = Loss{}) {
   validate_epsilon(eps);
   detail::validate_unbiased_options(options);
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
@@ -1228,7 +1283,8 @@ UnbiasedResult<Scalar> optimal_unbiased_reference(const FinitePrior<Scalar>& pri
   result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outs), std::move(probs));
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
   for (Index i = 0; i < k; ++i)
-    result.max_bias = std::max(result.max_bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
+    result.max_bias =
+        std::max(result.max_bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
   return result;
 }
 
@@ -1278,7 +1334,7 @@ class UnbiasedRandomizer {
 /// Result of label_randomizer(): the noisy labels and what produced them.
 template <typename Scalar = double>
 struct LabelRandomizerResult {
-  std::vector<Scalar> noisy_labels;  ///< one per input label, in input order
+  std::vector<Scalar> noisy_labels;   ///< one per input label, in input order
   FinitePrior<Scalar> private_prior;  ///< \f$P'\f$, the eps1-DP prior estimate (Alg. 4)
   UnbiasedResult<Scalar> randomizer;  ///< the optimal unbiased randomizer for \f$P'\f$ (eps2)
 };
@@ -1316,8 +1372,7 @@ LabelRandomizerResult<Scalar> label_randomizer(const std::vector<Scalar>& labels
   PrivateHistogram<Scalar> hist =
       private_histogram_of_labels(support, std::span<const Scalar>(labels.data(), labels.size()), eps1, gen);
   UnbiasedResult<Scalar> r = optimal_unbiased_grid(hist.prior, eps2, grid_size);
-  if (!r.optimal())
-    throw std::invalid_argument("the unbiased randomizer LP ended " + optim::to_string(r.status));
+  if (!r.optimal()) throw std::invalid_argument("the unbiased randomizer LP ended " + optim::to_string(r.status));
   LabelRandomizerResult<Scalar> out{{}, hist.prior, r};
   out.noisy_labels.reserve(labels.size());
   for (Scalar y : labels) out.noisy_labels.push_back(r.mechanism.sample(y, gen));

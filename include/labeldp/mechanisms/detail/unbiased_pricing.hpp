@@ -10,13 +10,12 @@
 /// unbiasedness rows and the costs of order 1 for the simplex's absolute tolerances.
 #pragma once
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "labeldp/core/types.hpp"
 
@@ -30,6 +29,7 @@ struct UnbiasedProblem {
   /// matrices, Def. 10); labels inside the pattern ("U") get 1. It is \f$e^{-\varepsilon}\f$
   /// rounded up, so the ratio of the two entries never exceeds \f$e^{\varepsilon}\f$.
   double low = 0;
+  double eps = 0;    ///< the privacy parameter (low is e^-eps rounded up)
   double shift = 0;  ///< original = shift + scale * scaled
   double scale = 1;
   double max_bias = 0;  ///< B in scaled units; 0 selects the equality (unbiased) rows
@@ -206,8 +206,8 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
 /// Returns, for each segment whose best reduced cost is below `-tolerance` (best first, at most
 /// `max_columns` segments), its best column and the one-sided columns at the same output that
 /// price out (append_one_sided()).
-inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, const Eigen::VectorXd& duals,
-                                                     double lo, double hi, double tolerance, Index max_columns,
+inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo,
+                                                     double hi, double tolerance, Index max_columns,
                                                      double& min_reduced_cost) {
   const Index k = P.num_labels();
   const Eigen::VectorXd pi = duals.head(k);
@@ -250,10 +250,14 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
     // A representative interior point fixes the segment's pattern (finite even when a or b is
     // infinite).
     double mid;
-    if (std::isfinite(a) && std::isfinite(b)) mid = a + 0.5 * (b - a);
-    else if (std::isfinite(a)) mid = a + 1 + std::abs(a);
-    else if (std::isfinite(b)) mid = b - 1 - std::abs(b);
-    else mid = 0;
+    if (std::isfinite(a) && std::isfinite(b))
+      mid = a + 0.5 * (b - a);
+    else if (std::isfinite(a))
+      mid = a + 1 + std::abs(a);
+    else if (std::isfinite(b))
+      mid = b - 1 - std::abs(b);
+    else
+      mid = 0;
     terms_at(mid);
     StaircaseColumn col;
     best_pattern(P, terms, &col.pattern);
