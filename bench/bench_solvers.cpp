@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_priors.hpp"
 #include "mechanisms/test_unbiased_oracle.hpp"
 #include "oracles/clp_oracle.hpp"
 
@@ -71,21 +72,7 @@ FinitePrior<> lognormal_prior(int k) {
   return FinitePrior<>::from_weights(v, w);
 }
 
-/// bench_unbiased.cpp's weeks_prior().
-FinitePrior<> weeks_prior() {
-  std::vector<double> v, w;
-  for (int y = 1; y <= 52; ++y) {
-    v.push_back(y);
-    double p = 0.2 + 0.02 * y;
-    if (y == 52) p += 30;
-    if (y == 50) p += 2;
-    if (y == 48) p += 1.5;
-    if (y == 40) p += 3;
-    if (y == 26) p += 2;
-    w.push_back(p);
-  }
-  return FinitePrior<>::from_weights(v, w);
-}
+using labeldp::bench::weeks_prior;
 
 FinitePrior<> prior_named(const std::string& name) {
   if (name == "uniform214") return uniform_prior(214, false);

@@ -14,29 +14,16 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <labeldp/mechanisms/unbiased.hpp>
 #include <string>
 #include <vector>
 
-#include <labeldp/mechanisms/unbiased.hpp>
-
+#include "bench_priors.hpp"
 #include "mechanisms/test_unbiased_oracle.hpp"
 
 namespace {
 
-labeldp::FinitePrior<> weeks_prior() {
-  std::vector<double> v, w;
-  for (int y = 1; y <= 52; ++y) {
-    v.push_back(y);
-    double p = 0.2 + 0.02 * y;
-    if (y == 52) p += 30;
-    if (y == 50) p += 2;
-    if (y == 48) p += 1.5;
-    if (y == 40) p += 3;
-    if (y == 26) p += 2;
-    w.push_back(p);
-  }
-  return labeldp::FinitePrior<>::from_weights(v, w);
-}
+using labeldp::bench::weeks_prior;
 
 labeldp::FinitePrior<> criteo_like_prior(int k) {
   std::vector<double> v, w;
@@ -134,9 +121,14 @@ int main(int argc, char** argv) {
   const char* slow = std::getenv("LABELDP_BENCH_SLOW");
   if (slow && std::string(slow) == "1") {
     benchmark::RegisterBenchmark("BM_UnbiasedGridGlpk", BM_UnbiasedGridGlpk)
-        ->Arg(416)->Arg(1664)->Iterations(1)->Unit(benchmark::kMillisecond);
+        ->Arg(416)
+        ->Arg(1664)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_UnbiasedContinuousColumnGeneration", BM_UnbiasedContinuousColumnGeneration)
-        ->Arg(200)->Iterations(1)->Unit(benchmark::kMillisecond);
+        ->Arg(200)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -1,0 +1,27 @@
+// Priors shared by the benchmark programs (one definition each, so that every bench and the
+// Python timing scripts, which repeat the formulas, measure the same instances).
+#pragma once
+
+#include <labeldp/core/prior.hpp>
+#include <vector>
+
+namespace labeldp::bench {
+
+/// Weeks-worked-like prior (k = 52, labels 1..52): a smooth ramp with spikes at 26, 40, 48, 50
+/// and most mass at 52 (bench/highs_unbiased.py and bench/highs_solvers.py repeat it).
+inline FinitePrior<> weeks_prior() {
+  std::vector<double> v, w;
+  for (int y = 1; y <= 52; ++y) {
+    v.push_back(y);
+    double p = 0.2 + 0.02 * y;
+    if (y == 52) p += 30;
+    if (y == 50) p += 2;
+    if (y == 48) p += 1.5;
+    if (y == 40) p += 3;
+    if (y == 26) p += 2;
+    w.push_back(p);
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+}  // namespace labeldp::bench
