@@ -1,5 +1,5 @@
 /// \file
-/// RPWithPrior ("Response Privacy with Prior", ICLR submission; `papers/rpwithprior_*`):
+/// RPWithPrior ("Response Privacy with Prior", ICLR submission):
 /// the optimal interval (Lemma 3.5, Algorithm 1 and an exact O(m) solver), the mechanism
 /// (3.4) with (3.6) clamping or (3.7) uniform outside the interval (Algorithm 2), its exact
 /// density, CDF and privacy audit, an exact sampler on a public output grid, the closed-form
@@ -53,7 +53,7 @@ Scalar integral_cube(Scalar h, Scalar a, Scalar b) {
 /// Closed-form expected MSE of the continuous mechanism (see RPWithPrior::expected_mse()).
 template <typename Scalar>
 Scalar rpwithprior_expected_mse(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar a2, Scalar zeta, double eps,
-                              OutsideRule rule) {
+                                OutsideRule rule) {
   const Scalar c = Scalar(std::exp(-eps));
   const Scalar gamma = 2 * zeta + c * (a2 - a1);
   const Vector<Scalar>& n = prior.edges();
@@ -153,7 +153,8 @@ class RPWithPrior {
     validate_finite_positive("zeta", double(zeta));
     validate_epsilon(eps);
     validate_finite_positive("granularity", double(granularity));
-    if (lattice_bits < 1 || lattice_bits > 30) detail::fail_parameter("lattice_bits", "must be in [1, 30]", lattice_bits);
+    if (lattice_bits < 1 || lattice_bits > 30)
+      detail::fail_parameter("lattice_bits", "must be in [1, 30]", lattice_bits);
     m_c = Scalar(std::exp(-eps));
     m_gamma = 2 * zeta + m_c * (a2 - a1);
     m_lo = a1 - zeta;
@@ -376,9 +377,7 @@ class RPWithPrior {
   bool uniform_outside(Scalar y) const { return m_rule == OutsideRule::Uniform && (y < m_a1 || y > m_a2); }
   Scalar project(Scalar y) const { return std::clamp(y, m_a1, m_a2); }
 
-  std::int64_t to_lattice(Scalar x) const {
-    return std::int64_t(std::llround(double((x - m_origin) / m_step)));
-  }
+  std::int64_t to_lattice(Scalar x) const { return std::int64_t(std::llround(double((x - m_origin) / m_step))); }
   std::int64_t lattice_label(Scalar y) const { return std::clamp(to_lattice(project(y)), m_a1l, m_a2l); }
   /// Grid index of lattice point p: nearest grid point, ties upward.
   std::int64_t cell_of_point(std::int64_t p) const {
@@ -401,18 +400,20 @@ class RPWithPrior {
                              double(m_g));
     const double limit = std::ldexp(1.0, 50);
     if (!(std::abs(double(m_a1 / m_g)) <= limit && std::abs(double(m_a2 / m_g)) <= limit))
-      detail::fail_parameter("granularity",
-                             "must be at least max(|A1|, |A2|) / 2^50 = " +
-                                 detail::format_number(std::max(std::abs(double(m_a1)), std::abs(double(m_a2))) / limit),
-                             double(m_g));
+      detail::fail_parameter(
+          "granularity",
+          "must be at least max(|A1|, |A2|) / 2^50 = " +
+              detail::format_number(std::max(std::abs(double(m_a1)), std::abs(double(m_a2))) / limit),
+          double(m_g));
     m_step = std::ldexp(m_g, -m_bits);
     m_k0 = std::int64_t(std::llround(double(m_a1 / m_g)));
     m_origin = Scalar(m_k0) * m_g;
     m_z = std::int64_t(std::llround(double(m_zeta / m_step)));
     if (m_z < 1)
-      detail::fail_parameter("zeta", "must be at least one lattice step granularity / 2^lattice_bits = " +
-                                         detail::format_number(double(m_step)),
-                             double(m_zeta));
+      detail::fail_parameter(
+          "zeta",
+          "must be at least one lattice step granularity / 2^lattice_bits = " + detail::format_number(double(m_step)),
+          double(m_zeta));
     m_a1l = to_lattice(m_a1);
     m_a2l = std::max(m_a1l, to_lattice(m_a2));
     m_lat_lo = m_a1l - m_z;
@@ -451,10 +452,10 @@ class RPWithPrior {
 /// \f$\zeta\f$ chosen for the user, with its interval and expected MSE.
 template <typename Scalar = double>
 struct ZetaChoice {
-  Scalar zeta;                        ///< The chosen \f$\zeta\f$.
-  OptimalInterval<Scalar> interval;   ///< optimal_interval() for that \f$\zeta\f$.
-  Scalar expected_mse;                ///< RPWithPrior::expected_mse() of the resulting mechanism.
-  Index evaluations;                  ///< Number of \f$\zeta\f$ values evaluated.
+  Scalar zeta;                       ///< The chosen \f$\zeta\f$.
+  OptimalInterval<Scalar> interval;  ///< optimal_interval() for that \f$\zeta\f$.
+  Scalar expected_mse;               ///< RPWithPrior::expected_mse() of the resulting mechanism.
+  Index evaluations;                 ///< Number of \f$\zeta\f$ values evaluated.
 };
 
 /// The expected noisy-label MSE of the continuous RPWithPrior whose interval is optimal for
@@ -505,12 +506,26 @@ ZetaChoice<Scalar> choose_zeta(const HistogramPrior<Scalar>& prior, double eps, 
   Scalar f1 = mse_at(x1), f2 = mse_at(x2);
   for (int it = 0; it < 40; ++it) {
     if (f1 < f2) {
-      b = x2; x2 = x1; f2 = f1; x1 = b - phi * (b - a); f1 = mse_at(x1);
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - phi * (b - a);
+      f1 = mse_at(x1);
     } else {
-      a = x1; x1 = x2; f1 = f2; x2 = a + phi * (b - a); f2 = mse_at(x2);
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + phi * (b - a);
+      f2 = mse_at(x2);
     }
-    if (f1 < best_y) { best_y = f1; best_x = x1; }
-    if (f2 < best_y) { best_y = f2; best_x = x2; }
+    if (f1 < best_y) {
+      best_y = f1;
+      best_x = x1;
+    }
+    if (f2 < best_y) {
+      best_y = f2;
+      best_x = x2;
+    }
   }
   const Scalar zeta = Scalar(std::exp(best_x));
   return ZetaChoice<Scalar>{zeta, optimal_interval(prior, eps, zeta), best_y, evals};
@@ -518,13 +533,13 @@ ZetaChoice<Scalar> choose_zeta(const HistogramPrior<Scalar>& prior, double eps, 
 
 /// Options of the two-stage Algorithm 3 (all public).
 struct RPWithPriorTwoStageOptions {
-  double lo = 0;            ///< Public clipping bound (Algorithm 4 noise), lo < hi.
-  double hi = 1;            ///< Public clipping bound.
-  double eps1 = 0.5;        ///< Budget of the private histogram (Algorithm 4).
-  double eps2 = 0.5;        ///< Budget of RPWithPrior (Algorithm 2).
-  double resolution = 0.01; ///< Noise grid of Algorithm 4 (see HistEpsOptions).
-  double granularity = 1e-6;///< Output grid of RPWithPrior.
-  double zeta = 0;          ///< \f$\zeta\f$; 0 means chosen by choose_zeta() on the private histogram.
+  double lo = 0;                          ///< Public clipping bound (Algorithm 4 noise), lo < hi.
+  double hi = 1;                          ///< Public clipping bound.
+  double eps1 = 0.5;                      ///< Budget of the private histogram (Algorithm 4).
+  double eps2 = 0.5;                      ///< Budget of RPWithPrior (Algorithm 2).
+  double resolution = 0.01;               ///< Noise grid of Algorithm 4 (see HistEpsOptions).
+  double granularity = 1e-6;              ///< Output grid of RPWithPrior.
+  double zeta = 0;                        ///< \f$\zeta\f$; 0 means chosen by choose_zeta() on the private histogram.
   OutsideRule rule = OutsideRule::Clamp;  ///< Rule outside the interval.
 };
 
@@ -546,19 +561,21 @@ struct RPWithPriorTwoStageResult {
 /// \throws std::invalid_argument naming the offending option (see hist_eps() and RPWithPrior).
 template <typename Scalar, std::uniform_random_bit_generator G>
 RPWithPriorTwoStageResult<Scalar> response_privacy_with_histogram(const std::vector<Scalar>& labels,
-                                                       const std::vector<Scalar>& edges,
-                                                       const RPWithPriorTwoStageOptions& options, G& gen) {
+                                                                  const std::vector<Scalar>& edges,
+                                                                  const RPWithPriorTwoStageOptions& options, G& gen) {
   validate_epsilon(options.eps2, "eps2");
   if (options.zeta != 0) validate_finite_positive("zeta", options.zeta);
   HistEpsResult<Scalar> hist =
       hist_eps(labels, edges, HistEpsOptions{options.lo, options.hi, options.eps1, options.resolution}, gen);
-  const Scalar zeta = options.zeta != 0 ? Scalar(options.zeta) : choose_zeta(hist.prior, options.eps2, options.rule).zeta;
-  RPWithPrior<Scalar> mech = RPWithPrior<Scalar>::optimal(hist.prior, options.eps2, zeta, Scalar(options.granularity),
-                                                          options.rule);
+  const Scalar zeta =
+      options.zeta != 0 ? Scalar(options.zeta) : choose_zeta(hist.prior, options.eps2, options.rule).zeta;
+  RPWithPrior<Scalar> mech =
+      RPWithPrior<Scalar>::optimal(hist.prior, options.eps2, zeta, Scalar(options.granularity), options.rule);
   std::vector<Scalar> noisy;
   noisy.reserve(labels.size());
   for (Scalar y : labels) noisy.push_back(mech.sample(y, gen));
-  return RPWithPriorTwoStageResult<Scalar>{std::move(hist), std::move(mech), std::move(noisy), options.eps1 + options.eps2};
+  return RPWithPriorTwoStageResult<Scalar>{std::move(hist), std::move(mech), std::move(noisy),
+                                           options.eps1 + options.eps2};
 }
 
 }  // namespace labeldp

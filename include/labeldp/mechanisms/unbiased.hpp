@@ -6,8 +6,8 @@
 /// - FeasibleOutputSet (Alg. 2), debiased randomized response (dbRR, Def. 23), unbiased
 ///   randomized rounding (URR, proof of Lemma 8);
 /// - ComputeOptUnbiasedRand (Alg. 1) on any finite output set, by column generation over
-///   staircase columns (ALGORITHMS.md section 2): 2k equality rows instead of the paper's
-///   \f$n k^2\f$-row LP;
+///   staircase columns (Kairouz, Oh and Viswanath 2016: the extreme rays of the eps-DP cone): 2k equality rows instead
+///   of the paper's \f$n k^2\f$-row LP;
 /// - the exact optimum with outputs anywhere on the real line (no grid), by exact pricing of
 ///   (pattern, real output) columns; it uses at most 2k outputs (Theorem 6) and its loss is
 ///   never above any grid's;
@@ -826,7 +826,7 @@ UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
 /// prior's values to `outputs` of least expected loss with \f$E[M(y)] = y\f$ for every label
 /// (or \f$|E[M(y)] - y| \le B\f$ with options.max_bias = B > 0).
 ///
-/// Solved by column generation over staircase columns (ALGORITHMS.md section 2): the master has
+/// Solved by column generation over staircase columns: the master has
 /// 2k rows (normalization and unbiasedness; 3k with a bias bound) and columns (pattern, output);
 /// pricing finds the best pattern at every output in O(k). It starts from the one-sided columns
 /// of Proposition 7's two-point mechanism on the extreme outputs. When the extreme outputs do

@@ -41,7 +41,7 @@ struct UnbiasedProblem {
 };
 
 /// A column of the master problem: the staircase vector of `pattern` (1 on the pattern, `low`
-/// elsewhere; Kairouz-Oh-Viswanath's extreme rays, ALGORITHMS.md section 2) placed on one
+/// elsewhere; the extreme rays of the eps-DP cone, Kairouz, Oh and Viswanath 2016) placed on one
 /// output value. `grid_index` is the output's index in the grid (-1 for continuous outputs).
 struct StaircaseColumn {
   std::vector<std::uint8_t> pattern;
@@ -78,7 +78,7 @@ inline Eigen::VectorXd bias_duals(const UnbiasedProblem& P, const Eigen::VectorX
 
 /// Reduced cost of the best staircase column at output `o`, given the per-label terms
 /// \f$a_y = p_y g(o, y) - \pi_y - \sigma_y o\f$: put y in the pattern iff \f$a_y < 0\f$, so the
-/// reduced cost is \f$\sum_y \min(a_y, e^{-\varepsilon} a_y)\f$ (ALGORITHMS.md section 2).
+/// reduced cost is \f$\sum_y \min(a_y, e^{-\varepsilon} a_y)\f$.
 inline double best_pattern(const UnbiasedProblem& P, const Eigen::VectorXd& terms, std::vector<std::uint8_t>* pattern) {
   double rc = 0;
   if (pattern) pattern->assign(std::size_t(terms.size()), 0);
@@ -119,7 +119,7 @@ inline std::vector<StaircaseColumn> one_sided_columns(Index k, double output, In
 /// `o` whose reduced cost, from the per-label terms at o, is below `-tolerance`. Adding them
 /// with the best pattern at each priced output is what makes column generation converge in
 /// few rounds: the optimum's patterns are intervals (Claim 11), mostly one-sided, and a master
-/// that lacks the neighbours of its best pattern oscillates (ALGORITHMS.md section 2).
+/// that lacks the neighbours of its best pattern oscillates.
 inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Eigen::VectorXd>& terms, double o,
                              Index grid_index, double tolerance, std::vector<StaircaseColumn>& out) {
   const Index k = P.num_labels();
@@ -196,7 +196,7 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
 }
 
 /// Exact pricing over all real outputs in [lo, hi] for the squared loss
-/// \f$g(o, y) = (o - y)^2\f$ (ALGORITHMS.md section 2, "continuous outputs").
+/// \f$g(o, y) = (o - y)^2\f$.
 ///
 /// Each term \f$a_y(o) = p_y (o - y)^2 - \pi_y - \sigma_y o\f$ is a convex quadratic (linear when
 /// \f$p_y = 0\f$), negative on one interval at most. Between consecutive roots of all the
