@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "mechanisms/test_unbiased_oracle.hpp"
+#include "oracles/prior_shapes.hpp"
 
 using labeldp::FinitePrior;
 using labeldp::Index;
@@ -55,22 +56,9 @@ struct SplitMix64 {
   int below(int n) { return int(next() % std::uint64_t(n)); }
 };
 
-enum class Shape { NearUniform, Spiky, HeavyTailed, WithZeros };
+using labeldp::test::Shape;
+using labeldp::test::shape_name;
 enum class Kind { UnbiasedGrid, BiasedGrid, MechanismLP };
-
-const char* shape_name(Shape s) {
-  switch (s) {
-    case Shape::NearUniform:
-      return "near-uniform";
-    case Shape::Spiky:
-      return "spiky";
-    case Shape::HeavyTailed:
-      return "heavy-tailed";
-    case Shape::WithZeros:
-      return "with-zeros";
-  }
-  return "?";
-}
 
 const char* kind_name(Kind k) {
   switch (k) {

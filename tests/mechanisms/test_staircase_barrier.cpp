@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mechanisms/test_unbiased_oracle.hpp"
+#include "oracles/prior_shapes.hpp"
 
 using labeldp::FinitePrior;
 using labeldp::Index;
@@ -22,21 +23,8 @@ using labeldp::optim::SolveStatus;
 
 namespace {
 
-enum class Shape { NearUniform, Spiky, HeavyTailed, WithZeros };
-
-const char* name(Shape s) {
-  switch (s) {
-    case Shape::NearUniform:
-      return "near-uniform";
-    case Shape::Spiky:
-      return "spiky";
-    case Shape::HeavyTailed:
-      return "heavy-tailed";
-    case Shape::WithZeros:
-      return "with zeros";
-  }
-  return "";
-}
+using labeldp::test::Shape;
+using labeldp::test::shape_name;
 
 // A random prior of the given shape on k labels with random integer gaps.
 FinitePrior<> random_prior(std::mt19937_64& rng, Shape shape, int k) {
@@ -139,7 +127,7 @@ TEST_CASE("staircase barrier: optimum and certified bound match GLPK on every ro
         const double range = prior.value(k - 1) - prior.value(0);
         const double B = rows == StaircaseRows::BiasBounded ? 0.05 * range : 0.0;
         const Case c = make_case(prior, eps, n, rows, B);
-        INFO(name(shape) << " k=" << k << " n=" << n << " eps=" << eps << " rows=" << int(rows));
+        INFO(shape_name(shape) << " k=" << k << " n=" << n << " eps=" << eps << " rows=" << int(rows));
         const labeldp::test::GlpkResult g = glpk_optimum(c, eps);
         REQUIRE(g.status == SolveStatus::Optimal);
         const auto r = labeldp::detail::solve_staircase_barrier(c.Q);
@@ -174,7 +162,7 @@ TEST_CASE("staircase barrier: crossover columns give the exact optimum, certifie
       const Index n = 6 + Index(rng() % 10);
       const FinitePrior<> prior = random_prior(rng, shape, k);
       const Case c = make_case(prior, eps, n, StaircaseRows::Unbiased, 0);
-      INFO(name(shape) << " k=" << k << " n=" << n << " eps=" << eps);
+      INFO(shape_name(shape) << " k=" << k << " n=" << n << " eps=" << eps);
       const auto r = labeldp::detail::solve_staircase_barrier(c.Q);
       REQUIRE(r.status == labeldp::detail::StaircaseBarrierStatus::Converged);
       std::vector<labeldp::detail::StaircaseColumn> cols =
@@ -212,7 +200,7 @@ TEST_CASE("optimal_unbiased_on_outputs matches GLPK and reports a certified boun
         const Index n = 6 + Index(rng() % 12);
         const FinitePrior<> prior = random_prior(rng, shape, k);
         const double B = bias_fraction * (prior.value(k - 1) - prior.value(0));
-        INFO(name(shape) << " k=" << k << " n=" << n << " eps=" << eps << " B=" << B);
+        INFO(shape_name(shape) << " k=" << k << " n=" << n << " eps=" << eps << " B=" << B);
         UnbiasedOptions options;
         options.max_bias = B;
         const Vector<> grid = labeldp::feasible_output_set(prior, eps, n);
