@@ -337,6 +337,64 @@ TEST_CASE("column generation: staircase LP (2) equals GLPK on every pattern, smo
   }
 }
 
+TEST_CASE("column generation: warm-start duals start the certificate and never change the optimum",
+          "[column_generation]") {
+  std::mt19937_64 rng(29);
+  for (int t = 0; t < 12; ++t) {
+    const StaircaseLP s = random_staircase(rng, 3 + t % 4, 6 + t % 5);
+    const LinearProgram full = full_staircase_lp(s);
+    const auto glpk = labeldp::test::solve_with_glpk(full);
+    REQUIRE(glpk.status == SolveStatus::Optimal);
+    // Optimal duals of the full LP (our simplex on the explicit LP, checked against GLPK's value).
+    RevisedSimplex direct(full);
+    const auto exact = direct.solve();
+    REQUIRE(exact.status == SolveStatus::Optimal);
+    REQUIRE(close_relative(exact.objective, glpk.objective, 1e-9));
+    std::normal_distribution<double> noise(0, 1);
+    Eigen::VectorXd perturbed = exact.duals, wild = exact.duals;
+    for (Index i = 0; i < perturbed.size(); ++i) {
+      perturbed[i] += 1e-3 * noise(rng);
+      wild[i] = 1e3 * noise(rng);
+    }
+    const std::vector<std::pair<const char*, Eigen::VectorXd>> starts = {
+        {"optimal", exact.duals}, {"perturbed", perturbed}, {"zero", Eigen::VectorXd::Zero(s.k)}, {"wild", wild}};
+    for (const auto& [name, warm] : starts) {
+      for (const double smoothing : {0.0, 0.5}) {
+        RevisedSimplex master(initial_staircase_master(s));
+        StaircasePricing pricing{&s, {}, {}};
+        ColumnGenerationOptions opt;
+        opt.column_sum_bound = 1;
+        opt.dual_smoothing = smoothing;
+        opt.warm_duals = warm;
+        const auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
+        INFO("trial " << t << ", warm duals " << name << ", smoothing " << smoothing << ", rounds " << r.rounds);
+        REQUIRE(r.status == SolveStatus::Optimal);
+        REQUIRE(close_relative(r.master.objective, glpk.objective, 1e-9));
+        require_certificate(r, opt.gap_tolerance);
+        REQUIRE(r.lower_bound <= glpk.objective + 1e-12);
+        require_feasible(master.problem(), r.master.x);
+      }
+    }
+    // With the optimal duals the very first pricing proves the bound: after one master solve
+    // (max_rounds = 0) the certified bound is already the optimum; cold, it is the bound of the
+    // first master's duals.
+    RevisedSimplex warm_master(initial_staircase_master(s)), cold_master(initial_staircase_master(s));
+    StaircasePricing warm_pricing{&s, {}, {}}, cold_pricing{&s, {}, {}};
+    ColumnGenerationOptions once;
+    once.column_sum_bound = 1;
+    once.max_rounds = 0;
+    const auto cold = labeldp::optim::solve_by_column_generation(cold_master, cold_pricing, once);
+    once.warm_duals = exact.duals;
+    const auto warm = labeldp::optim::solve_by_column_generation(warm_master, warm_pricing, once);
+    INFO("trial " << t << ": cold bound " << cold.lower_bound << ", warm bound " << warm.lower_bound << ", optimum "
+                  << glpk.objective);
+    REQUIRE(warm.lower_bound >= glpk.objective - 1e-9 * std::abs(glpk.objective));
+    REQUIRE(warm.lower_bound <= glpk.objective + 1e-12);
+    REQUIRE(warm.lower_bound >= cold.lower_bound);
+    require_certificate(warm, once.gap_tolerance);
+  }
+}
+
 TEST_CASE("column generation: round limit gives IterationLimit with a valid bound and a feasible master",
           "[column_generation]") {
   std::mt19937_64 rng(3);
@@ -594,6 +652,8 @@ TEST_CASE("column generation rejects: options out of range, naming the field", "
   rejects([](ColumnGenerationOptions& o) { o.dual_smoothing = 1; }, "'dual_smoothing' must be in [0, 1), got 1");
   rejects([](ColumnGenerationOptions& o) { o.dual_smoothing = -0.1; }, "'dual_smoothing'");
   rejects([](ColumnGenerationOptions& o) { o.max_columns_per_round = -2; }, "'max_columns_per_round' must be >= 0");
+  rejects([](ColumnGenerationOptions& o) { o.warm_duals = Eigen::VectorXd::Constant(2, std::nan("")); },
+          "'warm_duals' must be finite");
   ColumnGenerationOptions ok;
   REQUIRE_NOTHROW(ok.check());
   // The engine checks them too.
@@ -607,4 +667,8 @@ TEST_CASE("column generation rejects: options out of range, naming the field", "
     return PricedColumns{Eigen::MatrixXd(d.size(), 0), Eigen::VectorXd(0), 0.0};
   };
   REQUIRE_THROWS_WITH(labeldp::optim::solve_by_column_generation(master, none, bad), Catch::Contains("'max_rounds'"));
+  ColumnGenerationOptions wrong_size;
+  wrong_size.warm_duals = Eigen::VectorXd::Zero(master.num_rows() + 1);
+  REQUIRE_THROWS_WITH(labeldp::optim::solve_by_column_generation(master, none, wrong_size),
+                      Catch::Contains("'warm_duals' has 4 entries, the master has 3 rows"));
 }

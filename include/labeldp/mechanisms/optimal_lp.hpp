@@ -325,7 +325,9 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     bp.cost = oracle.loss();
     bp.rows = detail::StaircaseRows::Normalization;
     bp.low = detail::staircase_low(eps);
-    const detail::StaircaseBarrierResult br = detail::solve_staircase_barrier(bp);
+    detail::StaircaseBarrierOptions bo;
+    bo.time_limit = cg.time_limit;
+    const detail::StaircaseBarrierResult br = detail::solve_staircase_barrier(bp, bo);
     // A barrier that did not converge (it can stall at large eps) leaves the master to the
     // interval seed below and column generation.
     seed_intervals = br.status != detail::StaircaseBarrierStatus::Converged;
@@ -398,6 +400,8 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     const double spent = std::chrono::duration<double>(clock::now() - start).count();
     cg.time_limit = std::max(0.0, cg.time_limit - spent);
     const Index pivots = cgr.iterations;
+    // The barrier's duals warm-start it (their bound and the smoothing center).
+    if (barrier_duals.size() == master.num_rows()) cg.warm_duals = barrier_duals;
     cgr = optim::solve_by_column_generation(master, oracle, cg, [&](const std::vector<Index>& picked, Index) {
       for (Index t : picked) col_output.push_back(oracle.last_outputs()[std::size_t(t)]);
     });

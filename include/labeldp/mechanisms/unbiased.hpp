@@ -25,6 +25,7 @@
 #include <Eigen/Core>
 #include <Eigen/QR>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -253,9 +254,13 @@ struct UnbiasedOptions {
   /// by a third in our measurements; 0 below, where it cost more than it saved). Never changes
   /// the optimum, only the path to it.
   double dual_smoothing = -1;
-  /// Wall-clock limit in seconds of each column-generation solve (>= 0; infinity, the
-  /// default: none). When it passes, the solve stops with SolveStatus::TimeLimit and the best
-  /// feasible master so far with its certified bound and gap (optim::ColumnGenerationOptions).
+  /// Wall-clock limit in seconds (>= 0; infinity, the default: none). On a finite output set
+  /// (optimal_unbiased_on_outputs(), optimal_unbiased_grid()) it covers the whole call: the
+  /// column-generation stage, every interior-point iteration and the crossover get what the
+  /// earlier stages left; for the continuous solver it limits each column-generation solve.
+  /// When it passes, the solve stops with SolveStatus::TimeLimit and the best feasible master
+  /// so far with its certified bound and gap (optim::ColumnGenerationOptions). Not interrupted:
+  /// the first simplex solve of a column-generation stage (there is no feasible answer before it).
   double time_limit = std::numeric_limits<double>::infinity();
   /// Column generation stops as Optimal once its certified lower bound is within this relative
   /// gap of the master's objective (finite, >= 0; or when exact pricing at the master's duals
@@ -426,9 +431,13 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
 /// is feasible from the start even when the initial columns are not; a final solution that
 /// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
 /// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
+/// `warm_duals` (master rows, or empty): near-optimal duals of the full LP (an interior point's,
+/// master_duals()); priced first, they start the certificate and the smoothing center
+/// (optim::ColumnGenerationOptions::warm_duals).
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
-                                       Price&& price, const UnbiasedOptions& options, double penalty = 0) {
+                                       Price&& price, const UnbiasedOptions& options, double penalty = 0,
+                                       const Eigen::VectorXd& warm_duals = {}) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
@@ -582,6 +591,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   // The most negative columns first, at most max_columns_per_round of them: every column costs
   // a dot product per simplex pivot for the rest of the solve.
   cg.max_columns_per_round = options.max_columns_per_round < 0 ? 2 * P.num_labels() : options.max_columns_per_round;
+  cg.warm_duals = warm_duals;
   // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
   // over its whole column space) returning the priced columns not yet in the master, once
   // each. `last` keeps their metadata until the engine says which ones it appended. Without
@@ -711,7 +721,11 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
     }
     // Weights already exact to roundoff (the interior point's Newton polish) need no re-solve.
     const double residual = (A * weights - b).cwiseAbs().maxCoeff();
-    if (residual > 1e-14 * (1 + b.cwiseAbs().maxCoeff())) {
+    // Only a vertex (at most 2k columns) is re-solved: a wider support is an interior point's
+    // decomposition (up to k columns per output; a QR of that block took seconds, and its
+    // basic solution moved the loss by 4e-9 relative), whose rows rescale_columns_to_rows()
+    // restores below.
+    if (residual > 1e-14 * (1 + b.cwiseAbs().maxCoeff()) && A.cols() <= 2 * k) {
       const Eigen::VectorXd polished = A.colPivHouseholderQr().solve(b);
       if (polished.allFinite() && (A * polished - b).cwiseAbs().maxCoeff() < residual && polished.minCoeff() > -1e-12)
         weights = polished.cwiseMax(0.0);
@@ -865,6 +879,12 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
                                   detail::format_number(double(outputs[j])));
   }
   for (Index i = 0; i < prior.size(); ++i) loss.validate_label(prior.value(i));
+  // options.time_limit covers the whole call: every stage gets what the earlier ones left.
+  const auto start = std::chrono::steady_clock::now();
+  const auto remaining = [&] {
+    return std::max(
+        0.0, options.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
   const Index k = P.num_labels(), n = outputs.size();
   std::vector<double> original(static_cast<std::size_t>(n));
@@ -974,6 +994,11 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   // accepted when that gap is at most 1e-9 relative.
   detail::StaircaseBarrierOptions barrier_options;
   barrier_options.tolerance = 2e-10;
+  // Near-uniform and heavy-tailed priors take 100-150 iterations of short steps (outputs that
+  // leave the support squeeze their whole cone to zero at once); the crossover after an
+  // unfinished barrier costs far more than the iterations that finish it.
+  barrier_options.max_iterations = 400;
+  barrier_options.time_limit = remaining();
   const detail::StaircaseBarrierResult ipm = detail::solve_staircase_barrier(Q, barrier_options);
   double ipm_bound = -std::numeric_limits<double>::infinity();
   if (ipm.duals.allFinite()) ipm_bound = detail::staircase_lagrangian_bound(Q, ipm.duals);
@@ -1000,8 +1025,11 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   // outputs involved (so the master's crash basis applies) start the staircase master again;
   // its exact pricing over the grid certifies the vertex it finds.
   std::vector<detail::StaircaseColumn> columns;
-  if (ipm.status == detail::StaircaseBarrierStatus::Converged)
-    columns = detail::staircase_barrier_columns(ipm, scaled, P.low);
+  // A stalled barrier still returns its best certified iterate: near the optimum (rows met to
+  // 1e-6) its columns are the crossover's best start.
+  const bool ipm_usable = ipm.status == detail::StaircaseBarrierStatus::Converged ||
+                          (ipm.primal_residual <= 1e-6 && ipm.mechanism.allFinite() && ipm.top.allFinite());
+  if (ipm_usable) columns = detail::staircase_barrier_columns(ipm, scaled, P.low);
   Index lo_end = lo_index, hi_end = hi_index;
   for (const auto& c : columns) {
     lo_end = std::min(lo_end, c.grid_index);
@@ -1012,8 +1040,16 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   // The columns the first master used keep their information too.
   for (Index j = 0; j < S.x.size(); ++j)
     if (S.x[j] > 0) columns.push_back(S.columns[std::size_t(j)]);
+  // The interior duals warm-start it: their certified bound ends the solve as soon as the master
+  // reaches the optimum (rather than after the rounds that prove it from vertex duals, which
+  // tail off exactly where the barrier was needed), and they are the smoothing center.
   const Index rounds_before = S.rounds, iterations_before = S.iterations;
-  S = detail::solve_staircase_master(P, std::move(columns), loss_of, price, options, penalty);
+  Eigen::VectorXd warm;
+  if (ipm.duals.size() == Q.num_rows() && ipm.duals.allFinite()) warm = detail::master_duals(P, ipm.duals);
+  UnbiasedOptions crossover = options;
+  if (crossover.dual_smoothing < 0 && warm.size()) crossover.dual_smoothing = 0.5;
+  crossover.time_limit = remaining();
+  S = detail::solve_staircase_master(P, std::move(columns), loss_of, price, crossover, penalty, warm);
   S.rounds += rounds_before;
   S.iterations += iterations_before;
   UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);

@@ -81,6 +81,14 @@ struct ColumnGenerationOptions {
   /// At most this many columns are appended per round, those with the most negative reduced
   /// cost at the master's duals first; 0 (the default) = all that improve.
   Index max_columns_per_round = 0;
+  /// Warm start (empty, the default: none): duals of the full LP from elsewhere, e.g. an
+  /// interior-point solution of the same LP (m entries, finite, of the sign the rows allow).
+  /// The first round is priced at them: their exact Lagrangian bound starts the certificate and
+  /// they become the smoothing center, so a master that reaches the optimum stops at once
+  /// instead of proving it round by round (near-optimal duals make a tailing-off column
+  /// generation a crossover). The columns priced there are filtered at the master's duals as
+  /// usual (mispricing re-prices at those). Never changes the answer, only the path to it.
+  Eigen::VectorXd warm_duals;
   /// Simplex options for callers that build the master from these options (the engine itself
   /// uses the master's own options, RevisedSimplex::options()); checked by check().
   SimplexOptions simplex{};
@@ -98,6 +106,7 @@ struct ColumnGenerationOptions {
       labeldp::detail::fail_parameter("dual_smoothing", "must be in [0, 1)", dual_smoothing);
     if (max_columns_per_round < 0)
       labeldp::detail::fail_parameter("max_columns_per_round", "must be >= 0 (0 = all)", double(max_columns_per_round));
+    if (!warm_duals.allFinite()) throw std::invalid_argument("'warm_duals' must be finite");
   }
 };
 
@@ -228,6 +237,9 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
   // every solve and is restored on return.
   const double master_time_limit = master.options().time_limit;
   ColumnGenerationResult result;
+  if (options.warm_duals.size() != 0 && options.warm_duals.size() != m)
+    throw std::invalid_argument("'warm_duals' has " + std::to_string(options.warm_duals.size()) +
+                                " entries, the master has " + std::to_string(m) + " rows");
   Eigen::VectorXd center;
   double best_bound = -inf;
   bool have_master = false;
@@ -284,12 +296,19 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
     const Eigen::VectorXd y_master = project(result.master.duals);
     const double tol = entering_tolerance();
 
+    // The warm start's duals are priced first (alpha = 1 at them), once.
     double alpha = center.size() ? options.dual_smoothing : 0.0;
+    if (options.warm_duals.size() && result.pricing_calls == 0) {
+      center = project(options.warm_duals);
+      alpha = 1;
+    }
     PricedColumns priced;
     Eigen::VectorXd rc_master;  // reduced costs of the priced columns at y_master
     bool exact_at_master = false;
     for (;;) {
-      const Eigen::VectorXd y = alpha > 0 ? Eigen::VectorXd(alpha * center + (1 - alpha) * y_master) : y_master;
+      const Eigen::VectorXd y = alpha == 1  ? center
+                                : alpha > 0 ? Eigen::VectorXd(alpha * center + (1 - alpha) * y_master)
+                                            : y_master;
       priced = pricing(static_cast<const Eigen::VectorXd&>(y));
       ++result.pricing_calls;
       if (priced.A.rows() != m && !(priced.A.cols() == 0 && priced.A.rows() == 0))
@@ -310,6 +329,7 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
           center = y;
         }
       }
+      if (!(best_bound > -inf)) center.resize(0);  // warm duals without a bound: no center
       if (alpha > 0) {
         rc_master.resize(t);
         if (t > 0) rc_master.noalias() = priced.c - priced.A.transpose() * y_master;

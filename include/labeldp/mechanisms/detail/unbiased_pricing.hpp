@@ -76,6 +76,20 @@ inline Eigen::VectorXd bias_duals(const UnbiasedProblem& P, const Eigen::VectorX
   return sigma;
 }
 
+/// The inverse of bias_duals(): master duals (num_rows()) from the normalization duals
+/// \f$\pi\f$ and bias duals \f$\sigma\f$ stacked (2k). With a bias bound, \f$\sigma_y < 0\f$
+/// goes to the upper row (<=, dual <= 0) and \f$\sigma_y > 0\f$ to the lower one (>=, dual >= 0),
+/// so that \f$b^T y = 1^T\pi + \text{labels}^T\sigma - B \|\sigma\|_1\f$.
+inline Eigen::VectorXd master_duals(const UnbiasedProblem& P, const Eigen::VectorXd& pi_sigma) {
+  const Index k = P.num_labels();
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(P.num_rows());
+  y.head(2 * k) = pi_sigma.head(2 * k);
+  if (P.bounded())
+    for (Index i = 0; i < k; ++i)
+      if (pi_sigma[k + i] > 0) std::swap(y[k + i], y[2 * k + i]);
+  return y;
+}
+
 /// Reduced cost of the best staircase column at output `o`, given the per-label terms
 /// \f$a_y = p_y g(o, y) - \pi_y - \sigma_y o\f$: put y in the pattern iff \f$a_y < 0\f$, so the
 /// reduced cost is \f$\sum_y \min(a_y, e^{-\varepsilon} a_y)\f$.
