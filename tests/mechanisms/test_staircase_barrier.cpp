@@ -4,6 +4,7 @@
 // exceeds GLPK's optimum) and exact pricing (status Optimal only when no column prices out).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <labeldp/core/audit.hpp>
 #include <labeldp/mechanisms/detail/staircase_barrier.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
@@ -243,5 +244,55 @@ TEST_CASE("optimal_unbiased_on_outputs: tailing-off instances take the barrier p
     CHECK(labeldp::test::close_relative(r.expected_loss, g.objective, 1e-9));
     CHECK(r.lower_bound <= g.objective * (1 + 1e-12));
     CHECK(r.lower_bound >= r.expected_loss * (1 - 1e-7));
+  }
+}
+
+TEST_CASE("staircase barrier: a time limit of 0 ends with TimeLimit and a valid bound", "[staircase_barrier]") {
+  std::mt19937_64 rng(5);
+  const FinitePrior<> prior = random_prior(rng, Shape::NearUniform, 8);
+  const Case c = make_case(prior, 2.0, 12, StaircaseRows::Unbiased, 0.0);
+  const labeldp::test::GlpkResult g = glpk_optimum(c, 2.0);
+  REQUIRE(g.status == SolveStatus::Optimal);
+  labeldp::detail::StaircaseBarrierOptions o;
+  o.time_limit = 0;
+  const auto r = labeldp::detail::solve_staircase_barrier(c.Q, o);
+  CHECK(r.status == labeldp::detail::StaircaseBarrierStatus::TimeLimit);
+  CHECK(r.iterations == 0);
+  REQUIRE(r.duals.allFinite());
+  // Whatever the iterate, its duals' Lagrangian bound is a valid lower bound.
+  CHECK(labeldp::detail::staircase_lagrangian_bound(c.Q, r.duals) <= g.objective + 1e-12 * std::abs(g.objective));
+  // Without the limit the same problem converges.
+  CHECK(labeldp::detail::solve_staircase_barrier(c.Q).status == labeldp::detail::StaircaseBarrierStatus::Converged);
+}
+
+TEST_CASE("optimal_unbiased_on_outputs: the near-uniform k = 214 prior with zero-probability labels, grid 51",
+          "[staircase_barrier]") {
+  // The benchmark's uniform214z instance (bench/bench_solvers.cpp): at eps 3 a full Newton step
+  // near the optimum used to leave the rows violated by 1e-7, the barrier stalled uncertified,
+  // and the crossover ran for minutes. Certified optimum against GLPK at several eps.
+  std::vector<double> v, w;
+  std::uint64_t x = 2023;
+  for (int i = 0; i < 214; ++i) {
+    x = (1664525u * x + 1013904223u) % 4294967296u;
+    v.push_back(25.0 + double((std::int64_t(i) * 321) / 213));
+    w.push_back(i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
+  }
+  const FinitePrior<> prior = FinitePrior<>::from_weights(v, w);
+  for (double eps : {2.0, 3.0, 8.0}) {
+    INFO("eps=" << eps);
+    const Vector<> grid = labeldp::feasible_output_set(prior, eps, 51);
+    const auto r = labeldp::optimal_unbiased_on_outputs(prior, eps, grid);
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(r.gap <= 1e-9);
+    Eigen::MatrixXd loss(214, 51);
+    for (Index j = 0; j < 51; ++j)
+      for (Index i = 0; i < 214; ++i) loss(i, j) = std::pow(grid[j] - prior.value(i), 2);
+    const labeldp::test::GlpkResult g = labeldp::test::solve_with_glpk(labeldp::test::unbiased_lp(
+        prior.values(), prior.probabilities(), eps, grid, loss, 0.0, labeldp::test::UnbiasedLpForm::Compact));
+    REQUIRE(g.status == SolveStatus::Optimal);
+    CHECK(labeldp::test::close_relative(r.expected_loss, g.objective, 1e-9));
+    CHECK(r.lower_bound <= g.objective * (1 + 1e-12));
+    CHECK(labeldp::audit_epsilon(r.mechanism) <= eps);
+    for (Index i = 0; i < 214; ++i) CHECK(std::abs(r.mechanism.conditional_mean(i) - prior.value(i)) <= 1e-9 * 346);
   }
 }

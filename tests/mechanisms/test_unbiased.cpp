@@ -1,8 +1,10 @@
 // Optimal unbiased randomizers (Badanidiyuru et al., NeurIPS 2023): oracles are GLPK on the
 // paper's explicit LP, the LP solved by the in-house simplex in its printed form, brute-force
 // RR-on-Bins, closed forms (dbRR, Prop. 7's two-point mechanism) and exact audits.
+#include <Eigen/LU>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <labeldp/core/audit.hpp>
 #include <labeldp/mechanisms/rr_on_bins.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
@@ -548,5 +550,48 @@ TEST_CASE("Continuous optimum on an output range narrower than [L, U]", "[unbias
     REQUIRE(g.status == SolveStatus::Optimal);
     CHECK(c.expected_loss <= g.objective * (1 + 1e-9));
     CHECK(c.expected_loss >= labeldp::optimal_unbiased_continuous(prior, eps).expected_loss * (1 - 1e-9));
+  }
+}
+
+TEST_CASE("Continuous polish: the active-set factorization, square (LU) and tall (QR) branches",
+          "[unbiased][continuous]") {
+  // detail::ActiveFactor is what the Newton polish of the continuous solver factors its active
+  // interval columns (s_T, o_T s_T) with: an LU when there are exactly 2k of them (a
+  // non-degenerate basis), a QR otherwise. Random priors rarely reach the square branch (the
+  // continuous optimum is degenerate: fewer than 2k active intervals), so it is checked here on
+  // the same kind of matrices directly: the solution of the square system and the least-squares
+  // solution of the tall one, against the normal equations.
+  std::mt19937_64 rng(404);
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (int t = 0; t < 40; ++t) {
+    const Index k = 2 + Index(rng() % 6), rows = 2 * k;
+    const double low = std::exp(-0.5 - double(t % 5));
+    for (const Index q : {rows, rows - 1 - Index(rng() % (rows - 1))}) {
+      Eigen::MatrixXd G(rows, q);
+      for (Index j = 0; j < q; ++j) {
+        const Index a = Index(rng() % std::uint64_t(k)), b = a + Index(rng() % std::uint64_t(k - a));
+        Eigen::VectorXd s = Eigen::VectorXd::Constant(k, low);
+        s.segment(a, b - a + 1).setOnes();
+        // Distinct outputs keep the columns independent.
+        G.col(j) << s, (u(rng) + 5.0 * double(j)) * s;
+      }
+      Eigen::VectorXd v(rows);
+      for (Index i = 0; i < rows; ++i) v[i] = u(rng);
+      const Eigen::FullPivLU<Eigen::MatrixXd> rank(G);
+      if (rank.rank() < q) continue;  // repeated interval at a coincident output: not a basis
+      labeldp::detail::ActiveFactor f;
+      f.compute(G);
+      REQUIRE(f.square() == (q == rows));
+      const Eigen::VectorXd x = f.solve(v);
+      const Eigen::VectorXd normal = (G.transpose() * G).ldlt().solve(G.transpose() * v);
+      INFO("k " << k << ", q " << q);
+      if (q == rows) {
+        CHECK((G * x - v).cwiseAbs().maxCoeff() <= 1e-9 * (1 + v.cwiseAbs().maxCoeff()));
+      } else {
+        // Least squares: the residual is orthogonal to every column.
+        CHECK((G.transpose() * (G * x - v)).cwiseAbs().maxCoeff() <= 1e-8 * (1 + G.norm() * v.norm()));
+      }
+      CHECK((x - normal).cwiseAbs().maxCoeff() <= 1e-6 * (1 + normal.cwiseAbs().maxCoeff()));
+    }
   }
 }

@@ -678,6 +678,46 @@ inline void rescale_columns_to_rows(const UnbiasedProblem& P, const Eigen::Vecto
   }
 }
 
+/// The last part of finish_unbiased(): the mechanism with columns `cols` (k entries each, in
+/// the eps-DP cone to roundoff) on the distinct original outputs `outs` (ascending) becomes
+/// `result.mechanism` (outputs of roundoff-level probability dropped, rows restored by
+/// rescale_columns_to_rows(), the last roundoff divided out, made eps-DP exactly by
+/// cap_to_epsilon()) with its loss and bias; NumericalIssue when no output is left.
+template <typename Scalar, typename Loss>
+void finish_columns(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P, const std::vector<double>& outs,
+                    const std::vector<Eigen::VectorXd>& cols, const Loss& loss, UnbiasedResult<Scalar>& result) {
+  const Index k = P.num_labels();
+  // Outputs whose probabilities are at roundoff level carry no meaning; keeping them would
+  // list outputs of probability ~1e-17.
+  std::vector<Index> keep;
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    if (cols[j].maxCoeff() > 1e-14) keep.push_back(Index(j));
+  if (keep.empty()) {
+    result.status = optim::SolveStatus::NumericalIssue;
+    return;
+  }
+  Vector<Scalar> outputs(Index(keep.size()));
+  Eigen::MatrixXd kept(k, Index(keep.size()));
+  Eigen::VectorXd scaled_outputs(Index(keep.size()));
+  for (std::size_t t = 0; t < keep.size(); ++t) {
+    outputs[Index(t)] = Scalar(outs[std::size_t(keep[t])]);
+    scaled_outputs[Index(t)] = (outs[std::size_t(keep[t])] - P.shift) / P.scale;
+    kept.col(Index(t)) = cols[std::size_t(keep[t])];
+  }
+  rescale_columns_to_rows(P, scaled_outputs, kept);
+  Matrix<Scalar> probs = kept.cast<Scalar>();
+  for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
+  // The columns are eps-DP in exact arithmetic; the row division above (and a tolerance-feasible
+  // master) can push a ratio past e^eps by a few ulps. Make the stored matrix eps-DP exactly.
+  cap_to_epsilon(probs, P.eps);
+  result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
+  result.expected_loss = result.mechanism.expected_loss(prior, loss);
+  Scalar bias = 0;
+  for (Index i = 0; i < k; ++i)
+    bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
+  result.max_bias = bias;
+}
+
 /// Turns the master's solution into a FiniteMechanism in original units: re-solves the square
 /// system on the support (removing the simplex's tolerance-level residuals), merges columns
 /// on the same output, drops outputs without probability, rescales outputs so that rows sum to
@@ -750,35 +790,7 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
     }
     for (Index i = 0; i < k; ++i) cols.back()[i] += weights[t] * (col.pattern[std::size_t(i)] ? 1.0 : P.low);
   }
-  // Outputs whose probabilities are at roundoff level carry no meaning; keeping them would
-  // list outputs of probability ~1e-17.
-  std::vector<Index> keep;
-  for (std::size_t j = 0; j < cols.size(); ++j)
-    if (cols[j].maxCoeff() > 1e-14) keep.push_back(Index(j));
-  if (keep.empty()) {
-    result.status = optim::SolveStatus::NumericalIssue;
-    return result;
-  }
-  Vector<Scalar> outputs(Index(keep.size()));
-  Eigen::MatrixXd kept(k, Index(keep.size()));
-  Eigen::VectorXd scaled_outputs(Index(keep.size()));
-  for (std::size_t t = 0; t < keep.size(); ++t) {
-    outputs[Index(t)] = Scalar(outs[std::size_t(keep[t])]);
-    scaled_outputs[Index(t)] = (outs[std::size_t(keep[t])] - P.shift) / P.scale;
-    kept.col(Index(t)) = cols[std::size_t(keep[t])];
-  }
-  rescale_columns_to_rows(P, scaled_outputs, kept);
-  Matrix<Scalar> probs = kept.cast<Scalar>();
-  for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
-  // The columns are eps-DP in exact arithmetic; the row division above (and a tolerance-feasible
-  // master) can push a ratio past e^eps by a few ulps. Make the stored matrix eps-DP exactly.
-  cap_to_epsilon(probs, P.eps);
-  result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
-  result.expected_loss = result.mechanism.expected_loss(prior, loss);
-  Scalar bias = 0;
-  for (Index i = 0; i < k; ++i)
-    bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
-  result.max_bias = bias;
+  finish_columns(prior, P, outs, cols, loss, result);
   return result;
 }
 
@@ -1003,14 +1015,21 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   double ipm_bound = -std::numeric_limits<double>::infinity();
   if (ipm.duals.allFinite()) ipm_bound = detail::staircase_lagrangian_bound(Q, ipm.duals);
   if (ipm.status == detail::StaircaseBarrierStatus::Converged) {
-    auto [cols, weights] = detail::staircase_decomposition(ipm, scaled, P.low);
-    detail::StaircaseMaster D;
-    D.columns = std::move(cols);
-    D.x = std::move(weights);
-    D.status = optim::SolveStatus::Optimal;
-    D.rounds = S.rounds;
-    D.iterations = S.iterations;
-    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, D, original, loss);
+    // Its mechanism, every column clamped into its cone [low T_o, T_o] (the staircase
+    // decomposition of the interior point, merged back per output).
+    UnbiasedResult<Scalar> result;
+    result.status = optim::SolveStatus::Optimal;
+    result.rounds = S.rounds;
+    result.simplex_iterations = S.iterations;
+    std::vector<double> outs;
+    std::vector<Eigen::VectorXd> cols;
+    for (Index o = 0; o < n; ++o)
+      if (ipm.top[o] > 0) {
+        outs.push_back(original[std::size_t(o)]);
+        cols.push_back(ipm.mechanism.col(o).cwiseMax(P.low * ipm.top[o]).cwiseMin(ipm.top[o]));
+      }
+    result.columns = Index(outs.size());
+    detail::finish_columns(prior, P, outs, cols, loss, result);
     const double bound = ipm_bound * cost_unit;
     if (result.optimal() && double(result.expected_loss) - bound <= 1e-9 * std::abs(double(result.expected_loss)) &&
         double(result.max_bias) <= P.max_bias * P.scale * (1 + 1e-9) + 1e-9 * P.scale) {

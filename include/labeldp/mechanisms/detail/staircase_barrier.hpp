@@ -201,6 +201,8 @@ class StaircaseBarrier {
     Index stalled = 0;
     double best_rp = std::numeric_limits<double>::infinity(), best_mu = best_rp, best_gap = best_rp;
     Snapshot best;
+    // The directions' storage is reused from one iteration to the next.
+    Direction aff, d, g;
     for (Index it = 0;; ++it) {
       residuals();
       const double mu = complementarity() / double(num_inequalities());
@@ -259,14 +261,12 @@ class StaircaseBarrier {
       }
       m_factorized = true;
       // Predictor (affine scaling).
-      Direction aff;
       complementarity_rhs(0.0, nullptr, aff);
       direction(aff);
       const double ap_aff = primal_step(aff), ad_aff = dual_step(aff);
       const double mu_aff = complementarity_after(aff, ap_aff, ad_aff) / double(num_inequalities());
       const double sigma = std::pow(std::clamp(mu_aff / mu, 0.0, 1.0), 3);
       // Corrector (Mehrotra).
-      Direction d;
       complementarity_rhs(sigma * mu, &aff, d);
       direction(d);
       double ap = primal_step(d), ad = dual_step(d);
@@ -274,12 +274,11 @@ class StaircaseBarrier {
       // would leave far outside [0.1, 10] x target back into that box.
       for (Index corr = 0; corr < options.max_correctors; ++corr) {
         const double ap_t = std::min(1.0, 1.5 * ap + 0.1), ad_t = std::min(1.0, 1.5 * ad + 0.1);
-        Direction g;
         if (!gondzio_rhs(d, ap_t, ad_t, sigma * mu, g)) break;
         direction(g);
         const double ap_g = primal_step(g), ad_g = dual_step(g);
         if (ap_g + ad_g < 1.01 * (ap + ad)) break;
-        d = std::move(g);
+        std::swap(d, g);
         ap = ap_g;
         ad = ad_g;
       }
@@ -660,22 +659,15 @@ class StaircaseBarrier {
 
   Eigen::MatrixXd aff_dG(const Direction& d) const { return (m_w * d.dT).transpose().replicate(m_k, 1) - d.dU; }
 
-  /// The right-hand sides of a direction (what gondzio_rhs() corrects), without its steps.
-  static Direction rhs_of(const Direction& d) {
-    Direction g;
+  /// Gondzio's corrector rhs from direction d taken with trial steps; false if nothing to correct.
+  bool gondzio_rhs(const Direction& d, double ap, double ad, double target, Direction& g) const {
+    const double lo = 0.1 * target, hi = 10 * target;
+    auto correction = [&](double v) { return v < lo ? lo - v : (v > hi ? std::max(hi - v, -hi) : 0.0); };
     g.rT = d.rT;
     g.rz = d.rz;
     g.rzb = d.rzb;
     g.rU = d.rU;
     g.rG = d.rG;
-    return g;
-  }
-
-  /// Gondzio's corrector rhs from direction d taken with trial steps; false if nothing to correct.
-  bool gondzio_rhs(const Direction& d, double ap, double ad, double target, Direction& g) const {
-    const double lo = 0.1 * target, hi = 10 * target;
-    auto correction = [&](double v) { return v < lo ? lo - v : (v > hi ? std::max(hi - v, -hi) : 0.0); };
-    g = rhs_of(d);
     bool any = false;
     auto fix = [&](const auto& s, const auto& ds, const auto& l, const auto& dl, auto& r) {
       for (Index j = 0; j < r.cols(); ++j)
@@ -707,34 +699,71 @@ class StaircaseBarrier {
   }
 
   /// The Newton direction for the complementarity rhs in d (rT, rU, rG, rz, rzb).
+  ///
+  /// Written as passes over the outputs, each touching one column of every k x n array once
+  /// (the whole-matrix expressions this replaced made a dozen k x n temporaries per call, which
+  /// cost more than the factorization on k = 52, n = 416).
   void direction(Direction& d) {
-    const Index k = m_k;
-    // rho_i = r_i / s_i; gvec = r_d - G^T rho.
-    const Eigen::MatrixXd rhoG = d.rG.cwiseQuotient(m_G);
-    Eigen::MatrixXd gU = m_rdU - (d.rU.cwiseQuotient(m_U) - rhoG);
-    Eigen::VectorXd gT = m_rdT - (d.rT.cwiseQuotient(m_T) + m_w * rhoG.colwise().sum().transpose());
-    Eigen::VectorXd gz;
-    if (m_bounded) gz = m_rdz - (d.rz.cwiseQuotient(m_z) - d.rzb.cwiseQuotient(m_zb));
-    // x0 = -H^{-1} gvec.
-    Eigen::VectorXd x0T = -gT;
-    Eigen::MatrixXd x0U = -gU;
-    arrow_solve(x0T, x0U);
+    const Index k = m_k, n = m_n;
+    // Pass 1, per output: g = r_d - G^T rho (rho_i = r_i / s_i), x0 = -H^{-1} g by the arrow
+    // solve, kept in d.dT and d.dU, and A x0.
+    d.dU.resize(k, n);
+    d.dT.resize(n);
+    Eigen::VectorXd Ax0 = Eigen::VectorXd::Zero(m_m);
+    double sum_T = 0, sum_xT = 0;
+    for (Index o = 0; o < n; ++o) {
+      auto x = d.dU.col(o);
+      x = d.rG.col(o).cwiseQuotient(m_G.col(o));  // rho_G
+      const double sum_rho_G = x.sum();
+      x = (d.rU.col(o).cwiseQuotient(m_U.col(o)) - x) - m_rdU.col(o);  // -g_U
+      const double minus_gT = d.rT[o] / m_T[o] + m_w * sum_rho_G - m_rdT[o];
+      const double a = (minus_gT + m_w * m_q.col(o).dot(x)) / m_gamma[o];
+      x = x.cwiseProduct(m_Dinv.col(o)) + (m_w * a) * m_q.col(o);
+      d.dT[o] = a;
+      Ax0.head(k) += x;
+      sum_T += a;
+      if (m_bias) {
+        Ax0.tail(k) += m_x[o] * x;
+        sum_xT += m_x[o] * a;
+      }
+    }
+    Ax0.head(k).array() += m_low * sum_T;
     Eigen::VectorXd x0z;
-    if (m_bounded) x0z = -gz.cwiseQuotient(m_Hz);
-    Eigen::VectorXd Ax0;
-    apply_A(x0T, x0U, m_bounded ? x0z : Eigen::VectorXd::Zero(k), Ax0);
+    if (m_bias) Ax0.tail(k).array() += m_low * sum_xT;
+    if (m_bounded) {
+      x0z = (d.rz.cwiseQuotient(m_z) - d.rzb.cwiseQuotient(m_zb) - m_rdz).cwiseQuotient(m_Hz);
+      Ax0.tail(k) += x0z;
+    }
     d.dy = solve_S(m_rp - Ax0);
-    // dx = H^{-1} A^T dy + x0.
+    // Pass 2: dx = H^{-1} A^T dy + x0 (A^T dy at output o is pi_dy + x_o sigma_dy), and A dx.
+    Eigen::VectorXd r(k), Adx = Eigen::VectorXd::Zero(m_m);
+    sum_T = sum_xT = 0;
+    for (Index o = 0; o < n; ++o) {
+      r = d.dy.head(k);
+      if (m_bias) r += m_x[o] * d.dy.tail(k);
+      const double a = (m_low * r.sum() + m_w * m_q.col(o).dot(r)) / m_gamma[o];
+      auto x = d.dU.col(o);
+      x += r.cwiseProduct(m_Dinv.col(o)) + (m_w * a) * m_q.col(o);
+      d.dT[o] += a;
+      Adx.head(k) += x;
+      sum_T += d.dT[o];
+      if (m_bias) {
+        Adx.tail(k) += m_x[o] * x;
+        sum_xT += m_x[o] * d.dT[o];
+      }
+    }
+    Adx.head(k).array() += m_low * sum_T;
+    if (m_bias) Adx.tail(k).array() += m_low * sum_xT;
+    if (m_bounded) {
+      d.dz = d.dy.tail(k).cwiseQuotient(m_Hz) + x0z;
+      Adx.tail(k) += d.dz;
+    }
     auto lift = [&](const Eigen::VectorXd& dy, Eigen::VectorXd& dT, Eigen::MatrixXd& dU) {
       dU = dy.head(k).replicate(1, m_n);
       if (m_bias) dU.noalias() += dy.tail(k) * m_x.transpose();
       dT = m_low * dU.colwise().sum().transpose();
       arrow_solve(dT, dU);
     };
-    lift(d.dy, d.dT, d.dU);
-    d.dT += x0T;
-    d.dU += x0U;
-    if (m_bounded) d.dz = d.dy.tail(k).cwiseQuotient(m_Hz) + x0z;
     // Iterative refinement of the primal rows A dx = r_p: near the optimum the barrier
     // Hessian spans 30 orders of magnitude and the eliminations above lose digits, so that a
     // full step can leave the rows violated by 1e-7 where they were met to 1e-13 (near-uniform
@@ -745,8 +774,7 @@ class StaircaseBarrier {
     // step then leaves at least that much) and above roundoff.
     const double wanted = std::max(1e-14 * m_bnorm, 1e-2 * m_rp.cwiseAbs().maxCoeff());
     for (int pass = 0; pass < 2; ++pass) {
-      Eigen::VectorXd Adx;
-      apply_A(d.dT, d.dU, m_bounded ? d.dz : Eigen::VectorXd::Zero(k), Adx);
+      if (pass > 0) apply_A(d.dT, d.dU, m_bounded ? d.dz : Eigen::VectorXd::Zero(k), Adx);
       const Eigen::VectorXd err = m_rp - Adx;
       if (err.cwiseAbs().maxCoeff() <= wanted || !err.allFinite()) break;
       const Eigen::VectorXd dy2 = solve_S(err);
@@ -758,12 +786,16 @@ class StaircaseBarrier {
       d.dU += dU2;
       if (m_bounded) d.dz += dy2.tail(k).cwiseQuotient(m_Hz);
     }
-    // dlambda_i = (r_i - lambda_i ds_i) / s_i.
-    d.dG = aff_dG(d);
-    const Eigen::MatrixXd& dG = d.dG;
+    // Pass 3: dlambda_i = (r_i - lambda_i ds_i) / s_i, and the slack's step dG = (1 - low) dT - dU.
+    d.dG.resize(k, n);
+    d.dlU.resize(k, n);
+    d.dlG.resize(k, n);
+    for (Index o = 0; o < n; ++o) {
+      d.dG.col(o) = Eigen::VectorXd::Constant(k, m_w * d.dT[o]) - d.dU.col(o);
+      d.dlU.col(o) = (d.rU.col(o) - m_lU.col(o).cwiseProduct(d.dU.col(o))).cwiseQuotient(m_U.col(o));
+      d.dlG.col(o) = (d.rG.col(o) - m_lG.col(o).cwiseProduct(d.dG.col(o))).cwiseQuotient(m_G.col(o));
+    }
     d.dlT = (d.rT - m_lT.cwiseProduct(d.dT)).cwiseQuotient(m_T);
-    d.dlU = (d.rU - m_lU.cwiseProduct(d.dU)).cwiseQuotient(m_U);
-    d.dlG = (d.rG - m_lG.cwiseProduct(dG)).cwiseQuotient(m_G);
     if (m_bounded) {
       d.dlz = (d.rz - m_lz.cwiseProduct(d.dz)).cwiseQuotient(m_z);
       d.dlzb = (d.rzb + m_lzb.cwiseProduct(d.dz)).cwiseQuotient(m_zb);

@@ -162,6 +162,28 @@ RowMatrix interpolate_dropped_rows(const SupportedLabels& L, const Eigen::Matrix
   return full;
 }
 
+/// Factorization of the active columns' matrix G (n x q, q <= n, full column rank): an LU
+/// when square, a Householder QR otherwise (a degenerate optimum with fewer than 2k active
+/// patterns). One factorization serves the crossover's solve and the first Newton step.
+struct ActiveFactor {
+  Index rows = 0, cols = 0;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+  bool square() const { return rows == cols; }
+  void compute(const Eigen::MatrixXd& G) {
+    rows = G.rows();
+    cols = G.cols();
+    if (square())
+      lu.compute(G);
+    else
+      qr.compute(G);
+  }
+  /// The least-squares solution of G x = v (exact when square).
+  Eigen::VectorXd solve(const Eigen::VectorXd& v) const {
+    return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v));
+  }
+};
+
 /// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (B = 0,
 /// outputs on the whole real line).
 ///
@@ -615,28 +637,6 @@ class IntervalBarrier {
     c.output = output;
     return c;
   }
-
-  /// Factorization of the active columns' matrix G (n x q, q <= n, full column rank): an LU
-  /// when square, a Householder QR otherwise (a degenerate optimum with fewer than 2k active
-  /// patterns). One factorization serves the crossover's solve and the first Newton step.
-  struct ActiveFactor {
-    Index rows = 0, cols = 0;
-    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr;
-    bool square() const { return rows == cols; }
-    void compute(const Eigen::MatrixXd& G) {
-      rows = G.rows();
-      cols = G.cols();
-      if (square())
-        lu.compute(G);
-      else
-        qr.compute(G);
-    }
-    /// The least-squares solution of G x = v (exact when square).
-    Eigen::VectorXd solve(const Eigen::VectorXd& v) const {
-      return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v));
-    }
-  };
 
   /// The staircase vectors s_T of the intervals `active`, one per column (k x q).
   Eigen::MatrixXd staircase_block(const std::vector<std::pair<Index, Index>>& active) const {
