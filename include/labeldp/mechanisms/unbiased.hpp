@@ -986,12 +986,12 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   // times m pivots when column generation is going to tail off, so the barrier goes first.
   detail::StaircaseMaster S;
   if (budget >= 4) {
-    // Column generation gets three times the rounds the model prices the barrier at: on the
-    // weeks-like k = 52 prior at eps = 1 it needs 10 rounds where the model allows 4, and
-    // stopping it there for the barrier cost 4x (5.6 ms against 1.3 ms); a tailing-off solve
-    // (weeks, grid 416, eps 8) loses at most 1.5x by the longer try.
+    // Column generation gets the rounds the model prices the barrier at, and at least 12: on
+    // the weeks-like k = 52 prior at eps = 1 it needs 10 rounds where the model allows 4 (and
+    // stopping it there for the barrier cost 4x, 5.6 ms against 1.3 ms); more rounds on a
+    // tailing-off solve only delay the barrier (weeks, grid 416, eps 2: 124 rounds = 0.1 s).
     UnbiasedOptions first = options;
-    first.max_rounds = 3 * budget;
+    first.max_rounds = std::max<Index>(budget, 12);
     S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
     // The user's time limit ends the solve here with the best feasible master and its gap.
     if (S.status == optim::SolveStatus::Optimal || S.status == optim::SolveStatus::TimeLimit) {
@@ -1067,6 +1067,12 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   if (ipm.duals.size() == Q.num_rows() && ipm.duals.allFinite()) warm = detail::master_duals(P, ipm.duals);
   UnbiasedOptions crossover = options;
   if (crossover.dual_smoothing < 0 && warm.size()) crossover.dual_smoothing = 0.5;
+  // The certificate at the master's duals is about kappa times the pricing and dual tolerances
+  // (absolute, scaled costs of order 1): on a small objective (weeks, grid 1664, eps 8: 1e-3)
+  // the defaults leave a 5e-8 relative gap, so this stage prices and pivots to 1e-11, as the
+  // continuous solver's exact stage does.
+  crossover.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11);
+  crossover.simplex.dual_feasibility_tolerance = std::min(options.simplex.dual_feasibility_tolerance, 1e-11);
   crossover.time_limit = remaining();
   S = detail::solve_staircase_master(P, std::move(columns), loss_of, price, crossover, penalty, warm);
   S.rounds += rounds_before;
