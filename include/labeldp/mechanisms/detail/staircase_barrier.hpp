@@ -499,11 +499,19 @@ class StaircaseBarrier {
   /// leave the normal matrix).
   bool factorize(const std::vector<char>* dropped = nullptr) {
     const Index k = m_k, n = m_n, m = m_m;
-    const Eigen::MatrixXd dU = m_lU.cwiseQuotient(m_U), dG = m_lG.cwiseQuotient(m_G);
-    m_Dinv = (dU + dG).cwiseInverse();
-    m_q = dG.cwiseProduct(m_Dinv);
-    // gamma = dT + w^2 sum dG dU / D (written through q = dG / D).
-    m_gamma = m_lT.cwiseQuotient(m_T) + m_w * m_w * m_q.cwiseProduct(dU).colwise().sum().transpose();
+    // Per output (one pass over each column): dU = lU / U, dG = lG / G, Dinv = 1 / (dU + dG),
+    // q = dG Dinv, gamma = dT + w^2 sum dG dU / D (written through q).
+    m_Dinv.resize(k, n);
+    m_q.resize(k, n);
+    m_gamma.resize(n);
+    for (Index o = 0; o < n; ++o) {
+      auto Dinv = m_Dinv.col(o);
+      auto q = m_q.col(o);
+      q = m_lG.col(o).cwiseQuotient(m_G.col(o));                          // dG
+      Dinv = (m_lU.col(o).cwiseQuotient(m_U.col(o)) + q).cwiseInverse();  // 1 / (dU + dG)
+      q = q.cwiseProduct(Dinv);
+      m_gamma[o] = m_lT[o] / m_T[o] + m_w * m_w * q.dot(m_lU.col(o).cwiseQuotient(m_U.col(o)));
+    }
     if (dropped)
       for (Index o = 0; o < n; ++o)
         if ((*dropped)[std::size_t(o)]) {
@@ -804,9 +812,10 @@ class StaircaseBarrier {
 
   template <typename A, typename B>
   static double max_step(const A& s, const B& ds, double alpha) {
+    // s > 0, so s + alpha ds < 0 only where ds < 0; the division runs only where alpha shrinks.
     for (Index j = 0; j < s.cols(); ++j)
       for (Index i = 0; i < s.rows(); ++i)
-        if (ds(i, j) < 0) alpha = std::min(alpha, -s(i, j) / ds(i, j));
+        if (s(i, j) + alpha * ds(i, j) < 0) alpha = -s(i, j) / ds(i, j);
     return alpha;
   }
 
