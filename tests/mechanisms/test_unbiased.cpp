@@ -285,9 +285,10 @@ TEST_CASE("Bounded bias: B = 0 is unbiased, loss non-increasing in B, RR-on-Bins
       auto r = labeldp::optimal_unbiased_continuous(prior, eps, opt);
       INFO("eps " << eps << " B " << B << " gap " << r.gap);
       if (B > 0 && r.status == labeldp::optim::SolveStatus::NumericalIssue) {
-        // Known limit (issue 11, open): the bias-bounded continuous optimum comes from column
-        // generation, whose certificate can stop a few 1e-9 short of the 1e-9 target; the status
-        // then says so (never Optimal) and the mechanism must still be everything else.
+        // Known limit (issue 11, open): with a bias bound the interior point's crossover is not
+        // always certified, and column generation's certificate can stop a few 1e-9 short of
+        // the 1e-9 target; the status then says so (never Optimal) and the mechanism must still
+        // be everything else.
         CHECK(r.gap <= 1e-7);
         r.status = labeldp::optim::SolveStatus::Optimal;  // for check_mechanism's properties
       }

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "labeldp/core/types.hpp"
+#include "labeldp/mechanisms/detail/interval_bias.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
 
 namespace labeldp::detail {
@@ -184,8 +185,10 @@ struct ActiveFactor {
   }
 };
 
-/// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (B = 0,
-/// outputs on the whole real line).
+/// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (outputs
+/// on the whole real line). With a bias bound B > 0 the barrier carries the bias rows' slacks
+/// (BiasSlacks) and stops at its gap target without the polish (whose rows are equalities): the
+/// caller's LP crossover finishes from the candidates.
 ///
 /// Per-interval values live in packed *interval arrays* (Eigen::VectorXd of k(k+1)/2 entries):
 /// row a (the intervals starting at label a) holds b = a..k-1 contiguously (slot()). Every step's
@@ -262,6 +265,14 @@ class IntervalBarrier {
       const double second = 0.5 * m.dot(m_r) / m_r.sum() + 1e-300;
       m.array() += second;
     }
+    // A bias bound: its slacks and split sigma duals (detail/interval_bias.hpp), started with
+    // the same products as the intervals' on average.
+    const bool bounded = m_P.bounded();
+    BiasSlacks bias, bias_prev;
+    BiasSlacks::Target bias_target, bias_target_try;
+    BiasSlacks::Direction bias_aff, bias_dir, bias_try;
+    Eigen::VectorXd no_centring = Eigen::VectorXd::Zero(k), cp(k), cn(k);
+    if (bounded) bias.start(m_P.labels, m_P.max_bias, m.dot(m_r) / double(J));
     Eigen::VectorXd step_aff(n), step(n), step_try(n);
     Eigen::VectorXd m_prev(J), dm_aff(J), dm = Eigen::VectorXd::Zero(J), dm_try(J), c(J), c_try(J);
     Eigen::LLT<Eigen::MatrixXd> llt(n);
@@ -273,6 +284,7 @@ class IntervalBarrier {
       for (Index b = 0; b < k; ++b)
         for (Index a = 0; a <= b; ++a)
           if (m[slot(a, b)] > m_r[slot(a, b)]) out.candidates.push_back(column_of(a, b, m_o[slot(a, b)]));
+      if (bounded) return false;  // the caller's LP crossover finishes (polish has equality rows)
       IntervalBarrierResult attempt = out;
       polish(rhs, lambda, m, max_polish, attempt);
       if (attempt.converged) {
@@ -303,12 +315,18 @@ class IntervalBarrier {
       for (; !(sweep.min_r > 0) && lambda_prev.size() == n && step_cuts_left > 0; --step_cuts_left) {
         alpha *= 0.5;
         lambda = lambda_prev + alpha * step;
+        if (bounded) {
+          bias = bias_prev;
+          bias.move(alpha, bias_dir);
+          lambda.tail(k) = bias.sigma();
+        }
         sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
       }
       m.swap(m_prev);
-      const double gap = sweep.gap;
+      const double gap = sweep.gap + (bounded ? bias.gap() : 0.0);
       const double residual =
-          std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(), (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
+          std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(),
+                   bounded ? bias.residual(sweep.Smo) : (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
       if (!std::isfinite(gap) || !std::isfinite(residual)) {
         if (lambda_prev.size() == n) {
           lambda = lambda_prev;
@@ -319,13 +337,14 @@ class IntervalBarrier {
         return out;
       }
       tried_here = false;
-      const double target_gap = gap_target * std::abs(rhs.dot(lambda));
+      const double dual_objective = rhs.dot(lambda) + (bounded ? bias.objective_shift() : 0.0);
+      const double target_gap = gap_target * std::abs(dual_objective);
       // The primal rows must hold to 1e-9 too, unless roundoff keeps them just above that
       // (tiny staircase low entries, eps near 8) while the gap is far below its target.
       if (gap <= target_gap && (residual <= std::max(1e-9, 1e-2 * gap_target) || gap <= 1e-3 * target_gap)) {
         // Try the crossover and polish; if the active set is not clear yet, go on with a
         // hundredfold smaller gap.
-        if (finish_here()) return out;
+        if (finish_here() || bounded) return out;
         tried_here = true;
         gap_target *= 1e-2;
         if (gap_target < 1e-15) return out;
@@ -338,6 +357,7 @@ class IntervalBarrier {
       if (out.newton_steps >= max_iterations) return give_up();
       ++out.newton_steps;
       // The sweep built the Newton matrix at this iterate.
+      if (bounded) bias.add_to_newton(H);
       llt.compute(H);
       // Near the optimum the matrix spans many orders of magnitude (m_T / r_T -> 0 or
       // infinity); if roundoff makes a pivot non-positive, a relative diagonal shift (a
@@ -351,29 +371,44 @@ class IntervalBarrier {
       // Predictor (affine scaling): the Newton step for m_T r_T = 0. Its gap after a step t,
       // sum_T (m_T + t dm_T)(r_T - t q1_T - t^2 q2_T), is a cubic in t whose coefficients the
       // direction's pass sums, so no pass over the intervals is needed once t is known.
-      step_aff = llt.solve(rhs);
+      Eigen::VectorXd target_aff = rhs;
+      if (bounded) bias.adjust(target_aff, no_centring, no_centring, bias_target);
+      step_aff = llt.solve(target_aff);
       double g1 = 0, g2 = 0, g3 = 0;
-      const double alpha_aff =
+      double alpha_aff =
           std::min(1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
                      g1 += dmj * m_r[j] - m[j] * t.q1;
                      g2 += m[j] * t.q2 + dmj * t.q1;
                      g3 += dmj * t.q2;
                    }));
+      if (bounded) {
+        alpha_aff = std::min(alpha_aff, bias.direction(step_aff, bias_target, bias_aff));
+        double b1 = 0, b2 = 0;
+        bias.gap_terms(bias_aff, b1, b2);
+        g1 += b1;
+        g2 -= b2;
+      }
       const double gap_aff = gap + alpha_aff * (g1 - alpha_aff * (g2 + alpha_aff * g3));
       // Mehrotra's corrector: centring weight (gap_aff / gap)^3 and the second-order term
       // dm_aff * dr_aff (dr_aff = -q1 of the predictor).
       const double ratio = std::clamp(gap_aff / gap, 0.0, 1.0);
-      const double mu = ratio * ratio * ratio * gap / double(J);
+      const double mu = ratio * ratio * ratio * gap / double(J + (bounded ? 2 * k : 0));
       const StepSums aff(step_aff, m_P.low);
-      step = llt.solve(centred_target(
-          rhs, [&](Index a, Index b, Index j) { return mu + dm_aff[j] * terms(aff, a, b, j).q1; }, c));
+      Eigen::VectorXd target = centred_target(
+          rhs, [&](Index a, Index b, Index j) { return mu + dm_aff[j] * terms(aff, a, b, j).q1; }, c);
+      if (bounded) {
+        bias.centring(mu, bias_aff, cp, cn);
+        bias.adjust(target, cp, cn, bias_target);
+      }
+      step = llt.solve(target);
       double alpha_max = newton_direction(step, &c, m, dm);
+      if (bounded) alpha_max = std::min(alpha_max, bias.direction(step, bias_target, bias_dir));
       // Gondzio's centrality correctors: aim at a longer step, push the products m_T r_T there
       // back into [0.1 mu, 10 mu]; each costs two triangular solves with the same factor.
       for (int corrector = 0; corrector < 2 && alpha_max < 1; ++corrector) {
         const double aim = std::min(1.0, 1.5 * alpha_max + 0.1);
         const StepSums current(step, m_P.low);
-        step_try = llt.solve(centred_target(
+        Eigen::VectorXd target_try = centred_target(
             rhs,
             [&](Index a, Index b, Index j) {
               const Terms t = terms(current, a, b, j);
@@ -385,9 +420,16 @@ class IntervalBarrier {
                 shift = std::max(10 * mu - v, -10 * mu);
               return c[j] + shift;
             },
-            c_try));
-        const double alpha_try = newton_direction(step_try, &c_try, m, dm_try);
+            c_try);
+        if (bounded) bias.adjust(target_try, bias_target.cp, bias_target.cn, bias_target_try);
+        step_try = llt.solve(target_try);
+        double alpha_try = newton_direction(step_try, &c_try, m, dm_try);
+        if (bounded) alpha_try = std::min(alpha_try, bias.direction(step_try, bias_target_try, bias_try));
         if (!(alpha_try >= 1.01 * alpha_max)) break;
+        if (bounded) {
+          std::swap(bias_target, bias_target_try);
+          std::swap(bias_dir, bias_try);
+        }
         std::swap(c, c_try);
         std::swap(step, step_try);
         std::swap(dm, dm_try);
@@ -397,6 +439,11 @@ class IntervalBarrier {
       if (!(alpha > 0)) return give_up();
       lambda_prev = lambda;
       lambda += alpha * step;
+      if (bounded) {
+        bias_prev = bias;
+        bias.move(alpha, bias_dir);
+        lambda.tail(k) = bias.sigma();
+      }
     }
   }
 
