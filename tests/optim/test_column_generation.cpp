@@ -308,6 +308,24 @@ TEST_CASE("column generation: cutting stock with knapsack pricing equals GLPK on
   REQUIRE(total_rounds > 24);  // the homogeneous start is rarely optimal: pricing did the work
 }
 
+// Column generation on the staircase LP `s` from its initial master with `opt` (column sum
+// bound 1): a certified optimum equal to GLPK's, a bound not above it, a feasible master.
+labeldp::optim::ColumnGenerationResult solve_staircase_checked(const StaircaseLP& s, ColumnGenerationOptions opt,
+                                                               double glpk_objective) {
+  RevisedSimplex master(initial_staircase_master(s));
+  StaircasePricing pricing{&s, {}, {}};
+  opt.column_sum_bound = 1;
+  const auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
+  INFO("rounds " << r.rounds);
+  REQUIRE(r.status == SolveStatus::Optimal);
+  REQUIRE(close_relative(r.master.objective, glpk_objective, 1e-9));
+  require_certificate(r, opt.gap_tolerance);
+  REQUIRE(std::isfinite(r.lower_bound));
+  REQUIRE(r.lower_bound <= glpk_objective + 1e-12);
+  require_feasible(master.problem(), r.master.x);
+  return r;
+}
+
 TEST_CASE("column generation: staircase LP (2) equals GLPK on every pattern, smoothing on or off",
           "[column_generation]") {
   std::mt19937_64 rng(7);
@@ -318,19 +336,10 @@ TEST_CASE("column generation: staircase LP (2) equals GLPK on every pattern, smo
     REQUIRE(glpk.status == SolveStatus::Optimal);
     double previous = std::numeric_limits<double>::quiet_NaN();
     for (const double smoothing : {0.0, 0.3, 0.7}) {
-      RevisedSimplex master(initial_staircase_master(s));
-      StaircasePricing pricing{&s, {}, {}};
       ColumnGenerationOptions opt;
-      opt.column_sum_bound = 1;
       opt.dual_smoothing = smoothing;
-      const auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
-      INFO("trial " << t << ", k " << s.k << ", n " << s.n << ", smoothing " << smoothing << ", rounds " << r.rounds);
-      REQUIRE(r.status == SolveStatus::Optimal);
-      REQUIRE(close_relative(r.master.objective, glpk.objective, 1e-9));
-      require_certificate(r, opt.gap_tolerance);
-      REQUIRE(std::isfinite(r.lower_bound));
-      REQUIRE(r.lower_bound <= glpk.objective + 1e-12);
-      require_feasible(master.problem(), r.master.x);
+      INFO("trial " << t << ", k " << s.k << ", n " << s.n << ", smoothing " << smoothing);
+      const auto r = solve_staircase_checked(s, opt, glpk.objective);
       if (!std::isnan(previous)) REQUIRE(close_relative(r.master.objective, previous, 1e-10));
       previous = r.master.objective;
     }
@@ -360,19 +369,11 @@ TEST_CASE("column generation: warm-start duals start the certificate and never c
         {"optimal", exact.duals}, {"perturbed", perturbed}, {"zero", Eigen::VectorXd::Zero(s.k)}, {"wild", wild}};
     for (const auto& [name, warm] : starts) {
       for (const double smoothing : {0.0, 0.5}) {
-        RevisedSimplex master(initial_staircase_master(s));
-        StaircasePricing pricing{&s, {}, {}};
         ColumnGenerationOptions opt;
-        opt.column_sum_bound = 1;
         opt.dual_smoothing = smoothing;
         opt.warm_duals = warm;
-        const auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
-        INFO("trial " << t << ", warm duals " << name << ", smoothing " << smoothing << ", rounds " << r.rounds);
-        REQUIRE(r.status == SolveStatus::Optimal);
-        REQUIRE(close_relative(r.master.objective, glpk.objective, 1e-9));
-        require_certificate(r, opt.gap_tolerance);
-        REQUIRE(r.lower_bound <= glpk.objective + 1e-12);
-        require_feasible(master.problem(), r.master.x);
+        INFO("trial " << t << ", warm duals " << name << ", smoothing " << smoothing);
+        solve_staircase_checked(s, opt, glpk.objective);
       }
     }
     // With the optimal duals the very first pricing proves the bound: after one master solve
