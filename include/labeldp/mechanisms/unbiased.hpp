@@ -1186,12 +1186,10 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
     // interpolated, their duals are zero: detail::restrict_to_supported_labels); the answer is
     // certified on the full problem.
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
-    detail::IntervalBarrierResult ipm;
-    Eigen::VectorXd duals;
     detail::IntervalBarrier barrier(kept.problem);
-    ipm = barrier.solve(P.bounded() ? 1e-11 : 1e-9);
+    detail::IntervalBarrierResult ipm = barrier.solve(P.bounded() ? 1e-11 : 1e-9);
     interior_iterations = ipm.newton_steps;
-    duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
+    const Eigen::VectorXd duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
     if (ipm.converged) {
       // Certify: exact pricing over every pattern and real output at the final duals.
       const double bound = detail::continuous_lower_bound(P, duals, lo, hi);
