@@ -81,7 +81,7 @@ struct BiasSlacks {
     const Eigen::ArrayXd dp = wp.array() / sp.array(), dn = wn.array() / sn.array();
     t.ep = ((y.array() - B) + cp.array() / sp.array() - so).matrix();
     t.en = (-(y.array() + B) + cn.array() / sn.array() + so).matrix();
-    t.Ts = (dp * dn / (dp + dn) * (t.ep.array() / dp - t.en.array() / dn)).matrix();
+    t.Ts = (E().array() * (t.ep.array() / dp - t.en.array() / dn)).matrix();
     t.cp = cp;
     t.cn = cn;
     target.tail(k) = t.Ts;
@@ -92,7 +92,7 @@ struct BiasSlacks {
   double direction(const Eigen::VectorXd& step, const Target& t, Direction& d) const {
     const Index k = y.size();
     const Eigen::ArrayXd dp = wp.array() / sp.array(), dn = wn.array() / sn.array();
-    const Eigen::ArrayXd phi = t.Ts.array() - (dp * dn / (dp + dn)) * step.tail(k).array();
+    const Eigen::ArrayXd phi = t.Ts.array() - E().array() * step.tail(k).array();
     d.dsp = ((t.ep.array() - phi) / dp).matrix();
     d.dsn = ((t.en.array() + phi) / dn).matrix();
     d.dwp = ((t.cp.array() - wp.array() * d.dsp.array()) / sp.array() - wp.array()).matrix();
