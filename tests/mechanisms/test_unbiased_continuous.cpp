@@ -461,13 +461,15 @@ TEST_CASE("Bias-bounded interior point: the loss of column generation and never 
         CHECK(ipm.expected_loss <= grid * (1 + 1e-9));
       }
     }
-  CHECK(certified_both >= 15);
+  CHECK(certified_both == 30);  // every instance, both ways (23 of 30 before the tolerances followed the objective)
 }
 
-TEST_CASE("Bias-bounded weeks-like prior, B = 20: certified by the interior point's crossover at eps 4 to 12",
-          "[unbiased][continuous]") {
+TEST_CASE("Bias-bounded weeks-like prior, B = 20: certified at every eps from 1 to 12", "[unbiased][continuous]") {
+  // At eps 1-3 the optimum's scaled loss is 5e-4 to 8e-3: with pricing and dual tolerances
+  // absolute at 1e-11 the certificate stopped at gaps of 2.5e-9 to 1.7e-7 (NumericalIssue);
+  // the exact stage's tolerances now follow the objective's magnitude.
   const auto prior = weeks_prior();
-  for (double eps : {4.0, 8.0, 12.0}) {
+  for (double eps : {1.0, 2.0, 3.0, 4.0, 8.0, 12.0}) {
     INFO("eps " << eps);
     UnbiasedOptions o;
     o.max_bias = 20;
@@ -477,4 +479,20 @@ TEST_CASE("Bias-bounded weeks-like prior, B = 20: certified by the interior poin
     CHECK(r.gap <= 1e-9);
     check_bias_bounded(r, prior, eps, 20);
   }
+}
+
+TEST_CASE("Bias-bounded near-uniform k = 214 with zero-probability labels: the master does not go singular",
+          "[unbiased][continuous]") {
+  // With an absolute pivot tolerance (1e-10) the first master of this solve pivoted on
+  // roundoff until its basis was singular: column generation stopped after 0 rounds with a
+  // gap of 0.11. The simplex's pivot tolerance is relative to the entering column's largest
+  // entry now.
+  const auto prior = with_zeros(near_uniform_prior(214, 5), 7, false);
+  UnbiasedOptions o;
+  o.max_bias = 5;
+  const auto r = labeldp::optimal_unbiased_continuous(prior, 1.0, o);
+  CHECK(r.rounds > 0);
+  CHECK(r.gap <= 1e-7);  // 1.1e-8 measured: not certified to 1e-9 yet (the status says so)
+  CHECK(r.lower_bound <= r.expected_loss);
+  check_bias_bounded(r, prior, 1.0, 5);
 }

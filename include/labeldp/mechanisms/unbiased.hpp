@@ -1179,6 +1179,9 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   // the interval problem's optimum, typically below column generation's final loss).
   std::optional<UnbiasedResult<Scalar>> crossed;
   double ipm_bound = -std::numeric_limits<double>::infinity();
+  // The optimum's order of magnitude (scaled units), from the first stage that has one: it sets
+  // the exact stage's tolerances below.
+  double objective_estimate = std::numeric_limits<double>::quiet_NaN();
   bool seeded = false;
   const bool interior_applies = std::isinf(lo) && std::isinf(hi);
   if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
@@ -1230,6 +1233,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
     // the interior duals still give a lower bound.
     for (auto& c : ipm.candidates) c.pattern = detail::expand_pattern(kept, k, c.pattern);
     if (duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, duals, lo, hi);
+    if (ipm_bound > 0) objective_estimate = ipm_bound;
     if (!ipm.candidates.empty()) {
       // LP crossover: the best mechanism on the candidates' (pattern, output) columns and
       // Proposition 7's (for feasibility). Its outputs are the interior point's, so it is
@@ -1249,6 +1253,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
       tight.dual_feasibility_tolerance = std::min(tight.dual_feasibility_tolerance, 1e-11);
       optim::RevisedSimplex crossover(std::move(lp), tight);
       const optim::SimplexResult lp_result = crossover.solve();
+      if (lp_result.status == optim::SolveStatus::Optimal) objective_estimate = lp_result.objective;
       const bool certified = lp_result.status == optim::SolveStatus::Optimal &&
                              lp_result.objective - ipm_bound <= 1e-9 * std::abs(lp_result.objective);
       if (certified || (lp_result.status == optim::SolveStatus::Optimal && P.bounded())) {
@@ -1301,6 +1306,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
     seed_rounds = G.rounds;
     seed_iterations = G.iterations;
     if (G.status == optim::SolveStatus::Optimal) {
+      objective_estimate = G.objective;
       for (Index j = 0; j < G.x.size(); ++j)
         if (G.x[j] > 0) {
           detail::StaircaseColumn c = G.columns[std::size_t(j)];
@@ -1312,12 +1318,17 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
     return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
   };
-  // The certificate's gap is about kappa times the pricing and dual tolerances over the
-  // objective: at the defaults (1e-9 absolute in scaled costs) it stayed at 1e-8 on small
-  // objectives, so this exact stage prices and pivots to 1e-11 (or the caller's tighter values).
+  // The certificate's gap is about kappa (<= 1 / low, continuous_lower_bound()) times the
+  // pricing and dual tolerances, which are absolute in scaled costs, over the objective. Scaled
+  // objectives run from order 1 down to 1e-4 and below (a bias bound at small eps: weeks, B = 20,
+  // eps = 1 has 5e-4, where 1e-11 left a gap of 1.7e-7), so this exact stage prices and pivots
+  // to 1e-11 times the objective's estimate when that is below 1 (not below 1e-15, the
+  // roundoff of the pricing terms; the caller's tighter values stand).
+  const double objective_scale = objective_estimate > 0 ? std::clamp(objective_estimate, 1e-4, 1.0) : 1.0;
   UnbiasedOptions exact = options;
-  exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11);
-  exact.simplex.dual_feasibility_tolerance = std::min(options.simplex.dual_feasibility_tolerance, 1e-11);
+  exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11 * objective_scale);
+  exact.simplex.dual_feasibility_tolerance =
+      std::min(options.simplex.dual_feasibility_tolerance, 1e-11 * objective_scale);
   detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;

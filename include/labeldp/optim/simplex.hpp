@@ -92,9 +92,12 @@ struct SimplexOptions {
   /// A reduced cost counts as non-negative (no improving column) when it is >= -tolerance
   /// (relative to max(1, |c|_inf) and the column's norm).
   double dual_feasibility_tolerance = 1e-9;
-  /// Entries of \f$B^{-1} a_q\f$ smaller in magnitude than this are treated as zero in the
-  /// ratio test, so that no tiny pivot makes the basis ill-conditioned.
-  double pivot_tolerance = 1e-10;
+  /// Entries of \f$w = B^{-1} a_q\f$ smaller in magnitude than this times
+  /// \f$\max(1, \|w\|_\infty)\f$ are treated as zero in the ratio test, so that no tiny pivot
+  /// makes the basis ill-conditioned. Relative, not absolute: an absolute 1e-10 let a
+  /// bias-bounded master (near-uniform k = 214 with zero-probability labels, B = 5, eps = 1)
+  /// pivot on roundoff until its basis was singular.
+  double pivot_tolerance = 1e-9;
   /// The solve stops with SolveStatus::IterationLimit after this many pivots.
   Index max_iterations = 1000000;
   /// Wall-clock limit of one solve() call, in seconds (>= 0; infinity: none). The clock
@@ -688,7 +691,7 @@ class RevisedSimplex {
       if (!w.allFinite()) return SolveStatus::NumericalIssue;
 
       // Ratio test. A basic artificial in phase 2 sits at zero and may not move either way.
-      const double piv = m_options.pivot_tolerance;
+      const double piv = m_options.pivot_tolerance * std::max(1.0, w.cwiseAbs().maxCoeff());
       Index leave = -1;
       if (phase == 2) {
         double best_art = 0;
