@@ -7,7 +7,9 @@
 #pragma once
 
 #include "labeldp/core/audit.hpp"
+#include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
+#include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
