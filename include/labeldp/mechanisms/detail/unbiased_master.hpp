@@ -1,0 +1,341 @@
+/// \file
+/// ComputeOptUnbiasedRand (Badanidiyuru et al. 2023, Alg. 1) by column generation: the scaled
+/// problem, the staircase master LP (2k equality rows, 3k with a bias bound, over (pattern,
+/// output) columns; Kairouz, Oh and Viswanath 2016: staircase patterns are the extreme rays of
+/// the eps-DP cone) with Proposition 7's crash basis, solved on the library's column-generation
+/// engine (optim::solve_by_column_generation) with a certified Lagrangian bound.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/types.hpp"
+#include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/mechanisms/unbiased_options.hpp"
+#include "labeldp/mechanisms/unbiased_outputs.hpp"
+#include "labeldp/optim/column_generation.hpp"
+#include "labeldp/optim/simplex.hpp"
+
+namespace labeldp::detail {
+
+/// Scaled problem: the dbRR interval [L, U] of the labels maps to [-1, 1].
+template <typename Scalar>
+UnbiasedProblem make_unbiased_problem(const FinitePrior<Scalar>& prior, double eps, double max_bias) {
+  UnbiasedProblem P;
+  const Index k = prior.size();
+  const Vector<Scalar> phi = debiased_rr_outputs(prior.values(), eps);
+  const double L = double(phi[0]), U = double(phi[k - 1]);
+  P.shift = 0.5 * (L + U);
+  P.scale = k > 1 ? 0.5 * (U - L) : 1.0;
+  P.labels.resize(k);
+  P.probs.resize(k);
+  for (Index i = 0; i < k; ++i) {
+    P.labels[i] = (double(prior.value(i)) - P.shift) / P.scale;
+    P.probs[i] = double(prior.probability(i));
+  }
+  P.low = std::nextafter(std::exp(-eps), 1.0);
+  P.eps = eps;
+  P.max_bias = max_bias / P.scale;
+  return P;
+}
+
+/// The master LP's right-hand side and row types (columns are added separately).
+inline optim::LinearProgram empty_master(const UnbiasedProblem& P) {
+  const Index k = P.num_labels(), m = P.num_rows();
+  optim::LinearProgram lp;
+  lp.A.resize(m, 0);
+  lp.c.resize(0);
+  lp.b.resize(m);
+  lp.row_types.assign(std::size_t(m), optim::RowType::Equal);
+  for (Index i = 0; i < k; ++i) {
+    lp.b[i] = 1;
+    if (P.bounded()) {
+      lp.b[k + i] = P.labels[i] + P.max_bias;
+      lp.row_types[std::size_t(k + i)] = optim::RowType::LessEqual;
+      lp.b[2 * k + i] = P.labels[i] - P.max_bias;
+      lp.row_types[std::size_t(2 * k + i)] = optim::RowType::GreaterEqual;
+    } else {
+      lp.b[k + i] = P.labels[i];
+    }
+  }
+  return lp;
+}
+
+/// State of a column-generation solve of the staircase master.
+struct StaircaseMaster {
+  std::vector<StaircaseColumn> columns;                         ///< metadata of the master's structural columns
+  std::set<std::pair<double, std::vector<std::uint8_t>>> seen;  ///< (output, pattern) already in
+  Eigen::VectorXd x;                                            ///< final primal values over `columns`
+  Eigen::VectorXd duals;                                        ///< the final master's row duals (num_rows)
+  optim::SolveStatus status = optim::SolveStatus::NumericalIssue;
+  Index rounds = 0;      ///< pricing rounds (those that added columns, plus the final one)
+  Index iterations = 0;  ///< simplex pivots
+  /// Master objective of `x` (scaled cost units); NaN when no master solve ended optimal.
+  double objective = std::numeric_limits<double>::quiet_NaN();
+  /// Certified lower bound (scaled cost units) on the optimum over every column the pricing
+  /// searches (optim::ColumnGenerationResult::lower_bound, with
+  /// \f$\kappa = k / (1 + (k - 1) \ell)\f$); -infinity when none was obtained.
+  double lower_bound = -std::numeric_limits<double>::infinity();
+  /// Relative gap (objective - lower_bound) / |objective| (infinity without a bound).
+  double gap = std::numeric_limits<double>::infinity();
+  /// True when `x` is a feasible solution of the LP (the master's solution uses no penalized
+  /// artificial), whatever the status: then finish_unbiased() can build a mechanism from it.
+  bool feasible = false;
+};
+
+/// Inverse of the k x k prefix staircase matrix \f$S(i, \ell) = 1\f$ if \f$i < \ell\f$, else
+/// `low` (\f$\ell = 0..k-1\f$: column \f$\ell\f$ is the pattern of the first \f$\ell\f$
+/// labels), in closed form, O(k^2). Consecutive columns differ by \f$(1 - low) e_{\ell-1}\f$,
+/// so \f$S = M D^{-1}\f$ with D the upper bidiagonal difference matrix and
+/// \f$M = [low \cdot 1, (1 - low) e_0, \ldots, (1 - low) e_{k-2}]\f$, whose inverse is
+/// explicit: \f$S^{-1} = D M^{-1}\f$ has rows \f$e_{k-1}/low - (e_0 - e_{k-1})/(1 - low)\f$,
+/// then \f$(e_{\ell-1} - e_\ell)/(1 - low)\f$ for \f$\ell = 1..k-2\f$, and
+/// \f$(e_{k-2} - e_{k-1})/(1 - low)\f$. Requires k >= 2 and 0 < low < 1.
+inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
+  Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(k, k);
+  const double h = 1 / (1 - low);
+  inv(0, k - 1) = 1 / low + h;
+  inv(0, 0) -= h;
+  for (Index len = 1; len < k; ++len) {
+    inv(len, len - 1) += h;
+    inv(len, len == k - 1 ? k - 1 : len) -= h;
+  }
+  return inv;
+}
+
+/// Column generation on the staircase master, on the library's engine
+/// (optim::solve_by_column_generation(), \f$\kappa = k / (1 + (k - 1) \ell)\f$, derived below): `loss_of(column)` gives
+/// the per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the columns of reduced
+/// cost below -tol and, in `min_rc`, the exact minimum reduced cost over its whole column space. The master starts from
+/// Proposition 7's crash basis when the initial columns hold it (closed-form inverse) and prices with a structured
+/// \f$A^T y\f$ (prefix sums). The result is Optimal only when certified (exact pricing at the master's duals, or the
+/// Lagrangian bound within options.gap_tolerance); otherwise IterationLimit, TimeLimit
+/// (options.time_limit) or NumericalIssue, with `lower_bound` and `gap` either way.
+///
+/// With `penalty` > 0 the master also holds 2m artificial columns \f$\pm e_r\f$ of that cost, so it
+/// is feasible from the start even when the initial columns are not; a final solution that
+/// still uses them is reported as SolveStatus::Infeasible (exact when `penalty` exceeds the
+/// largest dual of the LP, which holds for any reasonable output set since costs are O(1)).
+/// `warm_duals` (master rows, or empty): near-optimal duals of the full LP (an interior point's,
+/// master_duals()); priced first, they start the certificate and the smoothing center
+/// (optim::ColumnGenerationOptions::warm_duals).
+template <typename LossAt, typename Price>
+StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
+                                       Price&& price, const UnbiasedOptions& options, double penalty = 0,
+                                       const Eigen::VectorXd& warm_duals = {}) {
+  StaircaseMaster S;
+  const Index m = P.num_rows();
+  const Index artificial = penalty > 0 ? 2 * m : 0;
+  auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
+    A.resize(m, Index(cols.size()));
+    c.resize(Index(cols.size()));
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      c[Index(j)] = staircase_coefficients(P, cols[j], loss_of(cols[j]), A.col(Index(j)));
+  };
+  std::vector<StaircaseColumn> fresh;
+  for (auto& col : initial)
+    if (S.seen.emplace(col.output, col.pattern).second) fresh.push_back(std::move(col));
+  optim::LinearProgram lp = empty_master(P);
+  {
+    Eigen::MatrixXd A;
+    Eigen::VectorXd c;
+    block(fresh, A, c);
+    lp.A = Eigen::MatrixXd::Zero(m, artificial + A.cols());
+    lp.c.resize(artificial + A.cols());
+    for (Index r = 0; r < artificial / 2; ++r) {
+      lp.A(r, 2 * r) = 1;
+      lp.A(r, 2 * r + 1) = -1;
+    }
+    lp.c.head(artificial).setConstant(penalty);
+    lp.A.rightCols(A.cols()) = A;
+    lp.c.tail(A.cols()) = c;
+  }
+  S.columns = std::move(fresh);
+  // Structured pricing product for the master's simplex. A staircase column at output o has
+  // a^T y = sum_i s_i (pi_i + o sigma_i) with s_i = low + (1 - low) [i in pattern]; with the
+  // prefix sums of pi and of sigma, a column whose pattern is an interval of labels (all
+  // one-sided and interval patterns, Claim 11) costs O(1) instead of O(m).
+  struct Shape {
+    double output = 0;
+    Index first = 0, last = 0;  // pattern = labels [first, last) when `interval`
+    bool interval = true;
+  };
+  std::vector<Shape> shapes;
+  std::vector<double> prefix_pi, prefix_sigma;
+  auto describe = [&](const StaircaseColumn& col) {
+    Shape sh;
+    sh.output = col.output;
+    const Index k = P.num_labels();
+    Index i = 0;
+    while (i < k && !col.pattern[std::size_t(i)]) ++i;
+    sh.first = i;
+    while (i < k && col.pattern[std::size_t(i)]) ++i;
+    sh.last = i;
+    while (i < k && !col.pattern[std::size_t(i)]) ++i;
+    sh.interval = i == k;
+    shapes.push_back(sh);
+  };
+  for (const auto& col : S.columns) describe(col);
+  auto product = [&](const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+    const Index k = P.num_labels();
+    const Eigen::VectorXd sigma = bias_duals(P, y);
+    prefix_pi.assign(std::size_t(k + 1), 0.0);
+    prefix_sigma.assign(std::size_t(k + 1), 0.0);
+    for (Index i = 0; i < k; ++i) {
+      prefix_pi[std::size_t(i + 1)] = prefix_pi[std::size_t(i)] + y[i];
+      prefix_sigma[std::size_t(i + 1)] = prefix_sigma[std::size_t(i)] + sigma[i];
+    }
+    for (Index r = 0; r < artificial / 2; ++r) {
+      out[2 * r] = y[r];
+      out[2 * r + 1] = -y[r];
+    }
+    const double all_pi = prefix_pi[std::size_t(k)], all_sigma = prefix_sigma[std::size_t(k)];
+    for (std::size_t j = 0; j < shapes.size(); ++j) {
+      const Shape& sh = shapes[j];
+      const double o = sh.output;
+      double inside;
+      if (sh.interval) {
+        inside = (prefix_pi[std::size_t(sh.last)] - prefix_pi[std::size_t(sh.first)]) +
+                 o * (prefix_sigma[std::size_t(sh.last)] - prefix_sigma[std::size_t(sh.first)]);
+      } else {
+        inside = 0;
+        for (Index i = 0; i < k; ++i)
+          if (S.columns[j].pattern[std::size_t(i)]) inside += y[i] + o * sigma[i];
+      }
+      out[artificial + Index(j)] = P.low * (all_pi + o * all_sigma) + (1 - P.low) * inside;
+    }
+  };
+  optim::SimplexOptions simplex_options = options.simplex;
+  simplex_options.compute_reduced_costs = false;  // the pricing below works from the duals
+  optim::RevisedSimplex master(std::move(lp), simplex_options);
+  master.set_transpose_product(product);
+  {
+    // Crash basis (Proposition 7): when the initial columns hold the prefixes of length
+    // 0..k-1 at the lowest output and the empty pattern and the suffixes of length 1..k-1 at
+    // the highest, those 2k columns are a basis whose weights are the two-point mechanism's
+    // decomposition, non-negative whenever the two outputs bracket the two-label dbRR interval
+    // (proof of Prop. 7). Starting
+    // phase 2 there skips phase 1's >= 2k pivots; if the weights are negative (not bracketed)
+    // the simplex rejects the basis and runs phase 1 as before.
+    const Index k = P.num_labels();
+    if (!P.bounded() && !S.columns.empty()) {
+      double lo = S.columns.front().output, hi = lo;
+      for (const auto& col : S.columns) {
+        lo = std::min(lo, col.output);
+        hi = std::max(hi, col.output);
+      }
+      std::vector<Index> at_lo(std::size_t(k), -1), at_hi(std::size_t(k), -1);
+      for (std::size_t j = 0; j < S.columns.size(); ++j) {
+        const StaircaseColumn& col = S.columns[j];
+        if (col.output != lo && col.output != hi) continue;
+        // len = number of leading (prefix) or trailing (suffix) ones; the pattern must be
+        // exactly that prefix or suffix.
+        Index ones = 0, lead = 0, trail = 0;
+        for (Index i = 0; i < k; ++i) ones += col.pattern[std::size_t(i)];
+        while (lead < k && col.pattern[std::size_t(lead)]) ++lead;
+        while (trail < k && col.pattern[std::size_t(k - 1 - trail)]) ++trail;
+        const Index column = artificial + Index(j);
+        if (col.output == lo && ones == lead && lead < k) at_lo[std::size_t(lead)] = column;
+        if (col.output == hi && hi > lo && ones == trail && trail < k) at_hi[std::size_t(trail)] = column;
+      }
+      std::vector<Index> basis;
+      for (Index len = 0; len < k; ++len) basis.push_back(at_lo[std::size_t(len)]);
+      for (Index len = 0; len < k; ++len) basis.push_back(at_hi[std::size_t(len)]);
+      if (std::find(basis.begin(), basis.end(), Index(-1)) == basis.end()) {
+        // The basis is [S_lo, S_hi; lo S_lo, hi S_hi] = [I, I; lo I, hi I] diag(S_lo, S_hi) with
+        // S_lo, S_hi the k x k prefix and suffix staircase matrices, so its inverse is
+        // diag(S_lo^-1, S_hi^-1) [hi I, -I; -lo I, I] / (hi - lo): two k x k inverses, an
+        // eighth of the O((2k)^3) factorization each (the simplex checks it before use).
+        // S_hi is S_lo with its rows reversed, so its inverse is S_lo^-1 with its columns reversed.
+        const Eigen::MatrixXd inv_lo = prefix_staircase_inverse(k, P.low);
+        const Eigen::MatrixXd inv_hi = inv_lo.rowwise().reverse();
+        Eigen::MatrixXd inverse(2 * k, 2 * k);
+        inverse << hi * inv_lo, -inv_lo, -lo * inv_hi, inv_hi;
+        inverse /= hi - lo;
+        master.set_basis(basis, inverse);
+      }
+    }
+  }
+  // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
+  // highly degenerate dual (many labels, few outputs), and columns priced there are often
+  // useless a round later; the smoothed point moves steadily.
+  optim::ColumnGenerationOptions cg;
+  cg.max_rounds = options.max_rounds;
+  cg.time_limit = options.time_limit;
+  cg.gap_tolerance = options.gap_tolerance;
+  // kappa (Lagrangian bound b'y + kappa min(0, min reduced cost)): summing the k normalization
+  // rows gives sum_j w_j x_j = k with w_j = |T_j| (1 - low) + k low for every feasible x, so
+  // sum_j rc_j x_j >= k min(0, min_j rc_j / w_j) (the pricing spans every pattern). The empty
+  // pattern's ratio equals the full pattern's (both are sum_i terms_i / k), so the minimum is
+  // reached on a non-empty pattern, where w_j >= 1 + (k - 1) low: kappa = k / (1 + (k - 1) low),
+  // at most 1/low (the plain bound on the weights' sum) and about k at large eps, where 1/low
+  // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
+  const double k_labels = double(P.num_labels());
+  cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
+  cg.dual_smoothing = options.dual_smoothing < 0 ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+  // The most negative columns first, at most max_columns_per_round of them: every column costs
+  // a dot product per simplex pivot for the rest of the solve.
+  cg.max_columns_per_round = options.max_columns_per_round < 0 ? 2 * P.num_labels() : options.max_columns_per_round;
+  cg.warm_duals = warm_duals;
+  // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
+  // over its whole column space) returning the priced columns not yet in the master, once
+  // each. `last` keeps their metadata until the engine says which ones it appended. Without
+  // smoothing the oracle's duals are the master's, so only the max_columns_per_round most
+  // negative can be appended: the others are not even assembled.
+  std::vector<StaircaseColumn> last;
+  std::set<std::pair<double, std::vector<std::uint8_t>>> in_block;
+  auto oracle = [&](const Eigen::VectorXd& y) {
+    optim::PricedColumns out;
+    double min_rc = 0;
+    std::vector<StaircaseColumn> priced = price(y, options.pricing_tolerance, min_rc);
+    const std::size_t cap = std::size_t(cg.max_columns_per_round);
+    if (cg.dual_smoothing == 0 && cap > 0 && priced.size() > cap)
+      std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& u, const StaircaseColumn& v) {
+        return u.reduced_cost < v.reduced_cost;
+      });
+    last.clear();
+    in_block.clear();
+    for (auto& col : priced) {
+      if (cg.dual_smoothing == 0 && cap > 0 && last.size() >= cap) break;
+      if (!S.seen.count({col.output, col.pattern}) && in_block.emplace(col.output, col.pattern).second)
+        last.push_back(std::move(col));
+    }
+    block(last, out.A, out.c);
+    out.min_reduced_cost = min_rc;
+    return out;
+  };
+  auto on_append = [&](const std::vector<Index>& picked, Index) {
+    for (Index t : picked) {
+      StaircaseColumn& col = last[std::size_t(t)];
+      S.seen.emplace(col.output, col.pattern);
+      describe(col);
+      S.columns.push_back(std::move(col));
+    }
+  };
+  const optim::ColumnGenerationResult r = optim::solve_by_column_generation(master, oracle, cg, on_append);
+  S.status = r.status;
+  S.iterations = r.iterations;
+  S.rounds = r.rounds + (r.pricing_calls > 0 ? 1 : 0);
+  if (r.master.x.size() == master.num_columns()) S.x = r.master.x.tail(r.master.x.size() - artificial);
+  S.duals = r.master.duals;
+  S.objective = r.master.objective;
+  S.lower_bound = r.lower_bound;
+  S.gap = r.gap;
+  S.feasible =
+      S.x.size() == Index(S.columns.size()) &&
+      (artificial == 0 || r.master.x.head(artificial).maxCoeff() <= options.simplex.primal_feasibility_tolerance);
+  // A solution that still uses the penalized artificials is no solution of the LP.
+  if (S.status == optim::SolveStatus::Optimal && artificial > 0 &&
+      r.master.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
+    S.status = optim::SolveStatus::Infeasible;
+  return S;
+}
+
+}  // namespace labeldp::detail

@@ -1,0 +1,289 @@
+/// \file
+/// The exact optimal unbiased (or bias-bounded) randomizer for the squared loss with outputs
+/// anywhere on the real line (Badanidiyuru et al. 2023: at most 2k outputs by Theorem 6,
+/// interval patterns suffice when unbiased by Claim 11, never worse than any grid by Lemma 8):
+/// the interval-pattern interior point (detail/unbiased_barrier.hpp; with a bias bound
+/// detail/interval_bias.hpp and an LP crossover), certified by exact pricing over every pattern
+/// and real output, with column generation over (pattern, real output) columns as the fallback.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "labeldp/core/loss.hpp"
+#include "labeldp/core/mechanism.hpp"
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/types.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
+#include "labeldp/mechanisms/detail/unbiased_finish.hpp"
+#include "labeldp/mechanisms/detail/unbiased_master.hpp"
+#include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/mechanisms/unbiased_options.hpp"
+#include "labeldp/optim/simplex.hpp"
+
+namespace labeldp {
+
+/// The exact optimal unbiased (or bias-bounded) randomizer for the squared loss with outputs
+/// anywhere on the real line (or in [options.output_lower, options.output_upper]): no grid.
+///
+/// Unbiased, unrestricted outputs (ContinuousMethod::InteriorPoint, the default there): columns
+/// with the same pattern merge at their mean output, so the problem is one free output per
+/// pattern, and interval patterns suffice (Claim 11); a primal-dual interior-point method over
+/// all \f$k(k+1)/2\f$ intervals (O(k^2) per iteration through two-dimensional cumulative sums,
+/// plus a Cholesky factorization of order 2k), a crossover to at most 2k columns and Newton's
+/// method on their optimality conditions give the exact optimum
+/// (detail/unbiased_barrier.hpp). The answer is certified by exact pricing over every pattern
+/// and real output (detail::price_continuous) at the final duals: `lower_bound` is then within
+/// a relative 1e-9 of `expected_loss` (in practice 1e-13 or better). Labels of zero probability
+/// between the extreme labels are solved away (their rows interpolate their neighbours', their
+/// duals are zero: detail::restrict_to_supported_labels), which removes the degeneracy they bring
+/// and certifies them as tightly. If the interior point's answer is not certified, an LP
+/// crossover on its candidate columns is tried (accepted when certified to 1e-9), then column
+/// generation takes over.
+///
+/// Bias bound B > 0: the same interior point with the bias rows' slacks (detail/interval_bias.hpp),
+/// then an LP crossover on its active intervals at their outputs, accepted when exact pricing at
+/// the interior duals certifies it. Interval patterns need not suffice here (Claim 14 orders the
+/// rows by their means, which a bias bound lets cross: measured up to 8e-6 relative on small
+/// priors), and the interior duals may then price out other patterns; column generation seeded
+/// by the crossover's columns finishes, and the better of the two mechanisms is returned with
+/// the best bound (NumericalIssue with its gap when that is above the tolerance).
+///
+/// Output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
+/// over (pattern, real output) columns with exact pricing: between consecutive roots of the
+/// per-label reduced-cost terms the best pattern is fixed and its reduced cost is a convex
+/// quadratic in the output, minimized in closed form. When pricing finds nothing, the duals
+/// certify optimality over every output in the range. Starts from Proposition 7's columns at
+/// the dbRR endpoints L and U (clamped into the range; if the range does not contain [L, U]
+/// the problem may be infeasible, reported as SolveStatus::Infeasible), seeded by a grid solve.
+///
+/// Either way the loss is at most that of any grid in the range (Lemma 8's \f$\mathcal{M}\f$),
+/// the basic solution has at most 2k outputs (Theorem 6; 3k rows with a bias bound), and
+/// `lower_bound` certifies the gap to the true optimum.
+///
+/// \param prior the label prior.
+/// \param eps privacy parameter, finite and > 0.
+/// \param options bias bound, output range and solver options.
+/// \throws std::invalid_argument on bad parameters.
+///
+/// \code{.cpp}
+/// auto r = labeldp::optimal_unbiased_continuous(prior, 1.0);
+/// // r.mechanism.num_outputs() <= 2 * prior.size()
+/// \endcode
+template <typename Scalar = double>
+UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& prior, double eps,
+                                                   const UnbiasedOptions& options = {}) {
+  validate_epsilon(eps);
+  detail::validate_unbiased_options(options);
+  if (prior.size() == 1) {
+    if (double(prior.value(0)) < options.output_lower || double(prior.value(0)) > options.output_upper) {
+      UnbiasedResult<Scalar> r;
+      r.status = optim::SolveStatus::Infeasible;
+      return r;
+    }
+    return detail::trivial_unbiased(prior);
+  }
+  const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
+  const Index k = P.num_labels();
+  const double lo = (options.output_lower - P.shift) / P.scale;
+  const double hi = (options.output_upper - P.shift) / P.scale;
+  const double a = std::clamp(-1.0, lo, hi), b = std::clamp(1.0, lo, hi);
+  std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, a, -1);
+  for (auto& c : detail::one_sided_columns(k, b, -1)) initial.push_back(std::move(c));
+  const double loss_unit = P.scale * P.scale;  // scaled squared loss -> original units
+  auto loss_of_output = [&](double output) -> Eigen::VectorXd { return (P.labels.array() - output).square().matrix(); };
+  Index interior_iterations = 0;
+  // Bias bound: the crossover's mechanism when the interior bound did not certify it (it is
+  // the interval problem's optimum, typically below column generation's final loss).
+  std::optional<UnbiasedResult<Scalar>> crossed;
+  double ipm_bound = -std::numeric_limits<double>::infinity();
+  // The optimum's order of magnitude (scaled units), from the first stage that has one: it sets
+  // the exact stage's tolerances below.
+  double objective_estimate = std::numeric_limits<double>::quiet_NaN();
+  bool seeded = false;
+  const bool interior_applies = std::isinf(lo) && std::isinf(hi);
+  if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
+    // Labels of zero probability between the extreme ones are solved away (their rows are
+    // interpolated, their duals are zero: detail::restrict_to_supported_labels); the answer is
+    // certified on the full problem.
+    const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
+    detail::IntervalBarrier barrier(kept.problem);
+    detail::IntervalBarrierResult ipm = barrier.solve(P.bounded() ? 1e-11 : 1e-9);
+    interior_iterations = ipm.newton_steps;
+    const Eigen::VectorXd duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
+    if (ipm.converged) {
+      // Certify: exact pricing over every pattern and real output at the final duals.
+      const double bound = detail::continuous_lower_bound(P, duals, lo, hi);
+      if (ipm.primal_objective - bound <= 1e-9 * std::abs(ipm.primal_objective)) {
+        detail::StaircaseMaster S;
+        S.columns = std::move(ipm.columns);
+        S.x = ipm.weights;
+        S.status = optim::SolveStatus::Optimal;
+        UnbiasedResult<Scalar> result;
+        if (kept.all(P)) {
+          result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+        } else {
+          std::vector<Scalar> values, weights;
+          for (const Index i : kept.kept) {
+            values.push_back(prior.value(i));
+            weights.push_back(prior.probability(i));
+          }
+          result = detail::finish_unbiased(FinitePrior<Scalar>::from_weights(values, weights), kept.problem, S, {},
+                                           SquaredLoss<Scalar>{});
+          if (result.optimal()) {
+            result.mechanism = FiniteMechanism<Scalar>(
+                prior.values(), result.mechanism.outputs(),
+                detail::interpolate_dropped_rows(kept, prior.values(), result.mechanism.probabilities()));
+            result.expected_loss = result.mechanism.expected_loss(prior);
+            Scalar bias = 0;
+            for (Index i = 0; i < k; ++i)
+              bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
+            result.max_bias = bias;
+          }
+        }
+        detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
+        result.interior_point_iterations = interior_iterations;
+        if (result.optimal()) return result;
+      }
+    }
+    // Not certified: the intervals active at the last interior point, at its outputs, seed
+    // column generation on the full problem (whose first master is then an LP crossover), and
+    // the interior duals still give a lower bound.
+    for (auto& c : ipm.candidates) c.pattern = detail::expand_pattern(kept, k, c.pattern);
+    if (duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, duals, lo, hi);
+    if (ipm_bound > 0) objective_estimate = ipm_bound;
+    if (!ipm.candidates.empty()) {
+      // LP crossover: the best mechanism on the candidates' (pattern, output) columns and
+      // Proposition 7's (for feasibility). Its outputs are the interior point's, so it is
+      // optimal to that accuracy; accept it when the interior bound certifies it.
+      std::vector<detail::StaircaseColumn> columns = ipm.candidates;
+      for (const auto& c : initial) columns.push_back(c);
+      optim::LinearProgram lp = detail::empty_master(P);
+      lp.A.resize(P.num_rows(), Index(columns.size()));
+      lp.c.resize(Index(columns.size()));
+      for (std::size_t j = 0; j < columns.size(); ++j)
+        lp.c[Index(j)] =
+            detail::staircase_coefficients(P, columns[j], loss_of_output(columns[j].output), lp.A.col(Index(j)));
+      // Tight tolerances (as the exact stage below): a bias row met to 1e-9 would leave a
+      // bias 1e-9 over B.
+      optim::SimplexOptions tight = options.simplex;
+      tight.primal_feasibility_tolerance = std::min(tight.primal_feasibility_tolerance, 1e-11);
+      tight.dual_feasibility_tolerance = std::min(tight.dual_feasibility_tolerance, 1e-11);
+      optim::RevisedSimplex crossover(std::move(lp), tight);
+      const optim::SimplexResult lp_result = crossover.solve();
+      if (lp_result.status == optim::SolveStatus::Optimal) objective_estimate = lp_result.objective;
+      const bool certified = lp_result.status == optim::SolveStatus::Optimal &&
+                             lp_result.objective - ipm_bound <= 1e-9 * std::abs(lp_result.objective);
+      if (certified || (lp_result.status == optim::SolveStatus::Optimal && P.bounded())) {
+        detail::StaircaseMaster S;
+        S.columns = columns;
+        S.x = lp_result.x;
+        S.status = optim::SolveStatus::Optimal;
+        S.iterations = lp_result.iterations;
+        UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+        result.interior_point_iterations = interior_iterations;
+        if (certified) {
+          detail::attach_certificate(result, ipm_bound * loss_unit, options.gap_tolerance);
+          if (result.optimal()) return result;
+        } else if (result.mechanism.num_outputs() > 0) {
+          crossed = std::move(result);
+        }
+      }
+    }
+    // The intervals active at the interior point seed column generation. With a bias bound
+    // that is the usual way out: the interior duals then price out patterns that are not
+    // intervals (a label at its bias bound joins intervals far from it; Claim 14's ordering
+    // argument needs unbiased means), so the interior bound rarely certifies the crossover.
+    for (auto& c : ipm.candidates) initial.push_back(std::move(c));
+    seeded = !ipm.candidates.empty();
+  }
+  // Proposition 7's two-point mechanism on {a, b} is eps-DP iff {a, b} brackets the two-label
+  // dbRR interval; a narrower output range needs the penalized artificials to start from.
+  const double e = std::exp(eps), w = std::expm1(eps);
+  const double ymin = P.labels[0], ymax = P.labels[k - 1];
+  const bool bracketed = a <= (e * ymin - ymax) / w + 1e-12 && b >= (e * ymax - ymin) / w - 1e-12;
+  const double penalty = bracketed ? 0.0 : 1e6;
+  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
+    return (P.labels.array() - col.output).square().matrix();
+  };
+  const Index n0 = options.seed_grid_size < 0 ? 4 * k : options.seed_grid_size;
+  Index seed_rounds = 0, seed_iterations = 0;
+  if (n0 > 1 && b > a && !seeded) {
+    // Stage 1: the same problem on a grid over [a, b]; its columns seed the exact stage. Column
+    // generation with exact continuous pricing alone converges slowly (the outputs creep to
+    // their optimal positions round by round); from the grid optimum only the last digits move.
+    Eigen::VectorXd grid(n0);
+    for (Index j = 0; j < n0; ++j) grid[j] = a + (b - a) * double(j) / double(n0 - 1);
+    Eigen::MatrixXd weighted(k, n0);
+    for (Index j = 0; j < n0; ++j)
+      weighted.col(j) = P.probs.cwiseProduct((P.labels.array() - grid[j]).square().matrix());
+    auto price_grid = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
+      return detail::price_grid(P, weighted, grid, duals, tol, 2 * k + 2, min_rc);
+    };
+    detail::StaircaseMaster G = detail::solve_staircase_master(P, initial, loss_of, price_grid, options, penalty);
+    seed_rounds = G.rounds;
+    seed_iterations = G.iterations;
+    if (G.status == optim::SolveStatus::Optimal) {
+      objective_estimate = G.objective;
+      for (Index j = 0; j < G.x.size(); ++j)
+        if (G.x[j] > 0) {
+          detail::StaircaseColumn c = G.columns[std::size_t(j)];
+          c.grid_index = -1;
+          initial.push_back(std::move(c));
+        }
+    }
+  }
+  auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
+    return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
+  };
+  // The certificate's gap is about kappa (<= 1 / low, continuous_lower_bound()) times the
+  // pricing and dual tolerances, which are absolute in scaled costs, over the objective. Scaled
+  // objectives run from order 1 down to 1e-4 and below (a bias bound at small eps: weeks, B = 20,
+  // eps = 1 has 5e-4, where 1e-11 left a gap of 1.7e-7), so this exact stage prices and pivots
+  // to 1e-11 times the objective's estimate when that is below 1 (not below 1e-15, the
+  // roundoff of the pricing terms; the caller's tighter values stand).
+  const double objective_scale = objective_estimate > 0 ? std::clamp(objective_estimate, 1e-4, 1.0) : 1.0;
+  UnbiasedOptions exact = options;
+  exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11 * objective_scale);
+  exact.simplex.dual_feasibility_tolerance =
+      std::min(options.simplex.dual_feasibility_tolerance, 1e-11 * objective_scale);
+  // Wentges smoothing (automatic: 0.5 from k = 100 on) for every bias-bounded solve too. There
+  // the rounds mostly pin down the duals (weeks, B = 20, eps 1: the crossover's columns already
+  // held the optimal loss, and 92 rounds only closed the bound), and the master's vertex duals
+  // jump across a degenerate face: 2-4x fewer seconds at eps 1-8.
+  if (options.dual_smoothing < 0 && P.bounded()) exact.dual_smoothing = 0.5;
+  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty);
+  S.rounds += seed_rounds;
+  S.iterations += seed_iterations;
+  UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+  result.interior_point_iterations = interior_iterations;
+  // The best bound column generation saw (with smoothing, at a smoothed point, not the final
+  // master's duals), and the final master's.
+  double bound = std::max(ipm_bound, S.lower_bound);
+  if (S.duals.size() == P.num_rows()) {
+    // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
+    Eigen::VectorXd pi_sigma(2 * k);
+    pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
+    bound = std::max(bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi));
+  }
+  if (crossed && (result.mechanism.num_outputs() == 0 || crossed->expected_loss < result.expected_loss)) {
+    // Any feasible mechanism with any valid bound: the better mechanism, the column-generation
+    // bound (the counters say what ran).
+    crossed->rounds = result.rounds;
+    crossed->columns = result.columns;
+    crossed->simplex_iterations += result.simplex_iterations;
+    crossed->status =
+        result.status == optim::SolveStatus::Infeasible ? optim::SolveStatus::NumericalIssue : result.status;
+    result = std::move(*crossed);
+  }
+  detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
+  return result;
+}
+
+}  // namespace labeldp
