@@ -1,0 +1,444 @@
+/// \file
+/// Gaussian baselines: the analytic Gaussian mechanism (Balle and Wang 2018) and the discrete
+/// Gaussian mechanism (Canonne, Kamath and Steinke 2020), both sampled exactly.
+///
+/// A continuous Gaussian cannot be sampled exactly in floating point, and textbook floating-point
+/// noise leaks through the gaps between doubles (Mironov 2012). Both mechanisms here therefore
+/// add discrete Gaussian noise on a public lattice to the label snapped to that lattice, with
+/// CKS 2020's exact rejection sampler (Algorithm 3) in integer arithmetic, and state the exact
+/// (eps, delta) of what is sampled (CKS 2020, Theorem 7).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "labeldp/core/prior.hpp"
+#include "labeldp/mechanisms/detail/lattice.hpp"
+
+namespace labeldp {
+
+namespace detail {
+
+/// 16-point Gauss-Legendre nodes and weights on [-1, 1] (Newton on P_16, computed once).
+inline const std::array<std::array<double, 2>, 16>& gauss_legendre16() {
+  static const auto table = [] {
+    std::array<std::array<double, 2>, 16> t{};
+    constexpr int n = 16;
+    for (int i = 0; i < n; ++i) {
+      double x = std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5)), dp = 1;
+      for (int it = 0; it < 100; ++it) {
+        double p0 = 1, p1 = x;
+        for (int k = 2; k <= n; ++k) {
+          const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+          p0 = p1;
+          p1 = p2;
+        }
+        dp = n * (x * p1 - p0) / (x * x - 1);
+        const double dx = p1 / dp;
+        x -= dx;
+        if (std::abs(dx) < 1e-17) break;
+      }
+      t[std::size_t(i)] = {x, 2 / ((1 - x * x) * dp * dp)};
+    }
+    return t;
+  }();
+  return table;
+}
+
+/// \f$\int_{x_0}^\infty f\f$ for a smooth non-negative f that decays like a Gaussian tail:
+/// Gauss-Legendre panels whose width is `width(x)`, stopped once `done(x, sum)`.
+template <typename F, typename W, typename Done>
+double panel_integral(double x0, F f, W width, Done done) {
+  const auto& gl = gauss_legendre16();
+  double sum = 0, x = x0;
+  for (int panel = 0; panel < 100000 && !done(x, sum); ++panel) {
+    const double w = width(x), mid = x + w / 2;
+    double s = 0;
+    for (const auto& nw : gl) s += nw[1] * f(mid + w / 2 * nw[0]);
+    sum += s * w / 2;
+    x += w;
+  }
+  return sum;
+}
+
+}  // namespace detail
+
+/// The exact delta of the Gaussian mechanism \f$y + N(0, \sigma^2)\f$ with L2 sensitivity
+/// \f$\Delta\f$ at a given eps (Balle and Wang 2018, Theorem 8):
+/// \f$\delta = \Phi(\Delta/2\sigma - \varepsilon\sigma/\Delta) - e^\varepsilon \Phi(-\Delta/2\sigma -
+/// \varepsilon\sigma/\Delta)\f$. Evaluated without cancellation as the integral of a positive function, \f$\delta =
+/// \int_a^\infty \phi(z)\,(1 - e^{-2u(z-a)})\,dz\f$ with \f$u = \Delta/2\sigma\f$, \f$a = \varepsilon\sigma/\Delta -
+/// u\f$, by Gauss-Legendre panels (relative error about 1e-14, also for delta near 1e-300 and eps up to several
+/// hundred). \throws std::invalid_argument for non-finite or non-positive sigma, eps or sensitivity.
+inline double analytic_gaussian_delta(double sigma, double eps, double sensitivity) {
+  validate_finite_positive("sigma", sigma);
+  validate_epsilon(eps);
+  validate_finite_positive("sensitivity", sensitivity);
+  const double u = sensitivity / (2 * sigma), a = eps * sigma / sensitivity - u;
+  const double h0 = std::min(0.5, 0.25 / u);
+  if (a >= 0) {
+    // delta = phi(a) * int_0^inf e^{-a s - s^2/2} (1 - e^{-2 u s}) ds: no overflow, no cancellation.
+    const double inner = detail::panel_integral(
+        0.0, [&](double s) { return std::exp(-a * s - s * s / 2) * -std::expm1(-2 * u * s); },
+        [&](double s) { return std::min(2 / (a + s + 1), std::max(h0, s)); },
+        [&](double s, double) { return s * (a + s / 2) > 90; });
+    return std::exp(-a * a / 2) / std::sqrt(2 * std::numbers::pi) * inner;
+  }
+  const double z0 = std::max(a, -14.0);
+  return detail::panel_integral(
+      z0,
+      [&](double z) { return std::exp(-z * z / 2) / std::sqrt(2 * std::numbers::pi) * -std::expm1(-2 * u * (z - a)); },
+      [&](double z) { return std::min(2 / (std::abs(z) + 1), std::max(h0, z - a)); },
+      [&](double z, double) { return z > 0 && z * z / 2 > 90; });
+}
+
+/// The smallest sigma for which the Gaussian mechanism with L2 sensitivity `sensitivity` is
+/// (eps, delta)-DP: the root of analytic_gaussian_delta(sigma) = delta (Balle and Wang 2018,
+/// Theorem 8 and Algorithm 1), found by bisection on log sigma to a relative width of 1e-14;
+/// the upper end is returned, so analytic_gaussian_delta(result) <= delta up to its evaluation
+/// error (about 1e-14 relative).
+/// \throws std::invalid_argument unless eps > 0 (at most 700), 0 < delta < 1, sensitivity > 0.
+inline double analytic_gaussian_sigma(double eps, double delta, double sensitivity) {
+  validate_epsilon(eps);
+  if (eps > 700) detail::fail_parameter("eps", "must be at most 700 for the Gaussian mechanism", eps);
+  detail::validate_delta(delta);
+  validate_finite_positive("sensitivity", sensitivity);
+  auto ok = [&](double s) { return analytic_gaussian_delta(s, eps, sensitivity) <= delta; };
+  double lo = sensitivity, hi = sensitivity;
+  while (!ok(hi)) hi *= 2;
+  while (ok(lo)) lo /= 2;
+  while (hi / lo - 1 > 1e-14) {
+    const double mid = std::sqrt(lo * hi);
+    (ok(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+namespace detail {
+
+/// Normalizer \f$\sum_{y \in Z} e^{-y^2/2\sigma^2}\f$: a direct sum for sigma < 8, else Poisson
+/// summation \f$\sqrt{2\pi}\sigma(1 + 2e^{-2\pi^2\sigma^2})\f$ (omitted terms below 1e-1000 relative).
+inline double discrete_gaussian_normalizer(double s2) {
+  const double sigma = std::sqrt(s2);
+  if (sigma >= 8)
+    return std::sqrt(2 * std::numbers::pi * s2) * (1 + 2 * std::exp(-2 * std::numbers::pi * std::numbers::pi * s2));
+  double z = 1;
+  for (double y = 1; y <= 40 * sigma + 2; ++y) z += 2 * std::exp(-y * y / (2 * s2));
+  return z;
+}
+
+/// Variance of the discrete Gaussian with parameter s2: s2 itself for sigma >= 4 (the Poisson
+/// summation correction is below 1e-130 relative), else a direct sum.
+inline double discrete_gaussian_variance(double s2) {
+  const double sigma = std::sqrt(s2);
+  if (sigma >= 4) return s2;
+  double v = 0;
+  for (double y = 1; y <= 40 * sigma + 2; ++y) v += 2 * y * y * std::exp(-y * y / (2 * s2));
+  return v / discrete_gaussian_normalizer(s2);
+}
+
+/// Exact rejection sampler of the discrete Gaussian \f$N_Z(0, \sigma^2)\f$, \f$\sigma^2 = M/2^f\f$
+/// (Canonne, Kamath and Steinke 2020, Algorithm 3 with their Algorithm 2 proposal, t = floor(sigma) + 1).
+/// Every probability is a ratio of 128-bit integers. The proposal's geometric part is capped
+/// at 127 periods (|Y| < 128 t), so the output is \f$N_Z(0, \sigma^2)\f$ conditioned on
+/// \f$|Y| < 128t\f$: mass below \f$e^{-8192}\f$ is removed, which the delta accounting absorbs
+/// (it certifies delta with a 1e-9 relative margin, far above \f$2(1+e^{\varepsilon})e^{-8192}\f$).
+struct DiscreteGaussianSampler {
+  std::uint64_t m = 1;  // sigma^2 = m / 2^f
+  int f = 0;
+  std::uint64_t t = 1;
+
+  DiscreteGaussianSampler() = default;
+  DiscreteGaussianSampler(std::uint64_t num, int log2_den) : m(num), f(log2_den) {
+    const u128 q = u128(1) << f;
+    t = std::uint64_t(std::floor(std::sqrt(double(m) / double(q))));
+    while (u128(t) * t * q <= m) ++t;  // smallest t with t^2 > sigma^2
+    while (t > 1 && u128(t - 1) * (t - 1) * q > m) --t;
+    if (u128(t) * t * q >= (u128(1) << 56)) throw std::logic_error("discrete Gaussian parameters out of range");
+  }
+  double sigma2() const { return std::ldexp(double(m), -f); }
+
+  template <std::uniform_random_bit_generator G>
+  std::int64_t operator()(G& gen) const {
+    const u128 q = u128(1) << f, tq = u128(t) * q;
+    const u128 den = 2 * u128(m) * q * u128(t) * u128(t);
+    for (;;) {
+      const std::uint64_t y = laplace_magnitude(gen);
+      const bool negative = random_bit(gen);
+      if (negative && y == 0) continue;
+      // gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - m)^2 / (2 m q t^2)
+      const u128 a = u128(y) * tq, diff = a >= m ? a - m : u128(m) - a;
+      if (bernoulli_exp_minus(diff * diff, den, gen)) return negative ? -std::int64_t(y) : std::int64_t(y);
+    }
+  }
+
+ private:
+  // |X| for X ~ discrete Laplace of scale t given the sign draw (CKS 2020, Algorithm 2), V <= 127.
+  template <std::uniform_random_bit_generator G>
+  std::uint64_t laplace_magnitude(G& gen) const {
+    for (;;) {
+      const std::uint64_t u = uniform_below(t, gen);
+      if (!bernoulli_exp_minus(u, t, gen)) continue;
+      std::uint64_t v = 0;
+      while (v < 128 && bernoulli_exp_minus(1, 1, gen)) ++v;
+      if (v == 128) continue;
+      return u + t * v;
+    }
+  }
+};
+
+/// Dyadic sigma^2 >= s2 with about 41 significant bits (rounded up).
+inline DiscreteGaussianSampler dyadic_sampler(double s2) {
+  const int f = std::clamp(40 - std::ilogb(s2), 0, 50);
+  const double scaled = std::ceil(std::ldexp(s2, f));
+  return DiscreteGaussianSampler(std::uint64_t(scaled), f);
+}
+
+}  // namespace detail
+
+/// The exact delta at `eps` of \f$y + Z\f$, \f$Z \sim N_Z(0, \sigma^2)\f$, for integer inputs at
+/// distance at most D (CKS 2020, Theorem 7):
+/// \f$\delta = \sum_{y > \varepsilon\sigma^2/D - D/2} p(y)(1 - e^{\varepsilon - (2yD + D^2)/2\sigma^2})\f$,
+/// a sum of positive terms (no cancellation). Distance D is the worst case: the discrete Gaussian
+/// is log-concave, so its shifts have monotone likelihood ratios, the optimal distinguishing set
+/// is a half-line, and the hockey-stick divergence grows with the shift.
+/// \param s2 sigma^2 in lattice units. Cost: about 10 sigma terms.
+inline double discrete_gaussian_delta(double s2, double eps, std::int64_t D) {
+  validate_finite_positive("sigma^2", s2);
+  validate_epsilon(eps);
+  if (D < 1) throw std::invalid_argument("'sensitivity' must be a positive integer, got " + std::to_string(D));
+  const double sigma = std::sqrt(s2), dd = double(D);
+  const double x1 = eps * s2 / dd - dd / 2;
+  double y = std::max(std::floor(x1), -std::ceil(40 * sigma) - 1);
+  double sum = 0;
+  for (;; ++y) {
+    const double e = (2 * y * dd + dd * dd) / (2 * s2);
+    const double factor = -std::expm1(eps - e);
+    const double g = y * y / (2 * s2);
+    if (factor > 0) {
+      const double term = std::exp(-g) * factor;
+      sum += term;
+      if (y > 0 && (term < 1e-20 * sum || g > 746)) break;
+    } else if (y > 0 && g > 746) {
+      break;
+    }
+  }
+  return sum / detail::discrete_gaussian_normalizer(s2);
+}
+
+namespace detail {
+
+/// The smallest sigma^2 (lattice units, dyadic, rounded up) whose exact delta for sensitivity D
+/// is at most delta / (1 + 1e-9); search precision 1e-9 relative in sigma.
+inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double delta, std::int64_t D, double max_sigma) {
+  const double target = delta / (1 + 1e-9);
+  auto ok = [&](double sigma) { return discrete_gaussian_delta(sigma * sigma, eps, D) <= target; };
+  const double guess = std::max(analytic_gaussian_sigma(eps, delta, double(D)), 0.0625);
+  if (guess > max_sigma)
+    throw std::invalid_argument("the noise needs sigma of about " + format_number(guess) +
+                                " lattice steps, more than the supported " + format_number(max_sigma) +
+                                ": use a coarser 'resolution'");
+  double lo = guess * 0.97, hi = guess * 1.03;
+  while (!ok(hi)) hi *= 1.1;
+  while (lo > 0.0625 && ok(lo)) lo /= 1.1;
+  if (lo < 0.0625) lo = 0.0625;
+  if (!ok(lo))
+    while (hi / lo - 1 > 1e-9) {
+      const double mid = std::sqrt(lo * hi);
+      (ok(mid) ? hi : lo) = mid;
+    }
+  else
+    hi = lo;  // sigma = 1/16 already suffices: a smaller one is not used
+  DiscreteGaussianSampler s = dyadic_sampler(hi * hi);
+  while (discrete_gaussian_delta(s.sigma2(), eps, D) > target) s = dyadic_sampler(s.sigma2() * (1 + 1e-9));
+  return s;
+}
+
+/// Exact E[(out - y)^2] for discrete Gaussian noise on a lattice, out = lattice.output(c + Z, clip).
+inline double lattice_gaussian_loss(const Lattice& lat, bool clip, double s2, double y) {
+  const std::int64_t c = lat.index(y);
+  const double d0 = lat.value(c) - y, g = lat.step;
+  if (!clip) return d0 * d0 + g * g * discrete_gaussian_variance(s2);
+  const double z_norm = discrete_gaussian_normalizer(s2);
+  const std::int64_t reach = std::int64_t(std::ceil(40 * std::sqrt(s2))) + 2;
+  auto p = [&](std::int64_t z) { return std::exp(-double(z) * double(z) / (2 * s2)) / z_norm; };
+  // Middle: c + z in [0, D - 1], value lo + g (c + z); top: c + z >= D; bottom: c + z < 0.
+  double mid = 0, top = 0, bottom = 0;
+  for (std::int64_t z = std::max(-c, -reach); z <= std::min(lat.steps - 1 - c, reach); ++z) {
+    const double e = lat.value(c + z) - y;
+    mid += p(z) * e * e;
+  }
+  for (std::int64_t z = std::max(lat.steps - c, -reach); z <= reach; ++z) top += p(z);
+  for (std::int64_t z = std::max(c + 1, -reach); z <= reach; ++z) bottom += p(z);  // P(Z <= -c-1), symmetric
+  const double et = lat.top() - y, eb = lat.lo - y;
+  return mid + top * et * et + bottom * eb * eb;
+}
+
+}  // namespace detail
+
+/// The discrete Gaussian mechanism on the grid of step R (Canonne, Kamath and Steinke 2020):
+/// the label is clipped to [lo, hi] and snapped to the grid \f$lo + R j\f$, j = 0..N, and
+/// \f$M(y) = lo + R(j(y) + Z)\f$ with \f$Z \sim N_Z(0, \sigma^2)\f$ in grid units (optionally
+/// clipped back to [lo, hi]: post-processing). Sigma is the smallest (to 1e-9 relative, then
+/// rounded up to a dyadic sigma^2 of 41 significant bits) whose exact delta for sensitivity N
+/// (CKS 2020, Theorem 7; see discrete_gaussian_delta()) is at most delta / (1 + 1e-9).
+/// Sampling is exact (CKS 2020, Algorithm 3) and its work does not depend on the label.
+/// Supported: eps <= 100, sigma at most 2^20 grid steps.
+///
+/// \code{.cpp}
+/// labeldp::DiscreteGaussianMechanism dg(0, 5000, 1.0, 1e-6, 50, true);
+/// labeldp::SecureRandom gen;
+/// double noisy = dg.sample(1234.5, gen);
+/// \endcode
+class DiscreteGaussianMechanism {
+ public:
+  /// \throws std::invalid_argument for a bad lo/hi/resolution (LabelGrid's rules), eps not in
+  ///         (0, 100], delta not in (0, 1), or noise wider than 2^20 grid steps.
+  DiscreteGaussianMechanism(double lo, double hi, double eps, double delta, double resolution, bool clip)
+      : m_lattice(detail::Lattice::from_resolution(lo, hi, resolution)), m_eps(eps), m_delta(delta), m_clip(clip) {
+    validate_epsilon(eps);
+    if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the discrete Gaussian", eps);
+    detail::validate_delta(delta);
+    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_lattice.steps, 1048576.0);
+    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_lattice.steps);
+  }
+  double eps() const { return m_eps; }
+  /// The requested delta; the realized one is realized_delta() <= delta / (1 + 1e-9).
+  double delta() const { return m_delta; }
+  double realized_delta() const { return m_realized_delta; }
+  /// Sigma in label units.
+  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_lattice.step; }
+  /// sigma^2 in grid units, exactly: sigma2_numerator() / 2^sigma2_log2_denominator().
+  std::uint64_t sigma2_numerator() const { return m_sampler.m; }
+  int sigma2_log2_denominator() const { return m_sampler.f; }
+  double resolution() const { return m_lattice.step; }
+  bool clipped() const { return m_clip; }
+  const detail::Lattice& lattice() const { return m_lattice; }
+
+  /// Probability of noise z grid steps (the untruncated pmf; see DiscreteGaussianSampler).
+  double noise_pmf(std::int64_t z) const {
+    const double s2 = m_sampler.sigma2();
+    return std::exp(-double(z) * double(z) / (2 * s2)) / detail::discrete_gaussian_normalizer(s2);
+  }
+  /// The noisy grid index for grid index j (before clipping).
+  template <std::uniform_random_bit_generator G>
+  std::int64_t sample_index(std::int64_t j, G& gen) const {
+    return j + m_sampler(gen);
+  }
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return m_lattice.output(sample_index(m_lattice.index(y), gen), m_clip);
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+  }
+  /// Exact E[(M(y) - y)^2] under the prior (clipped when the mechanism clips).
+  double expected_loss(const FinitePrior<double>& prior) const {
+    double s = 0;
+    for (Index i = 0; i < prior.size(); ++i)
+      s += prior.probability(i) * detail::lattice_gaussian_loss(m_lattice, m_clip, m_sampler.sigma2(), prior.value(i));
+    return s;
+  }
+  std::string to_json() const {
+    return m_lattice.json_head("discrete-gaussian", m_eps, m_delta, m_clip) +
+           ",\"resolution\":" + json_number(m_lattice.step) + ",\"sigma\":" + json_number(sigma()) +
+           ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
+           ",\"sigma2_log2_denominator\":" + std::to_string(m_sampler.f) +
+           ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
+  }
+
+ private:
+  detail::Lattice m_lattice;
+  double m_eps, m_delta;
+  bool m_clip;
+  detail::DiscreteGaussianSampler m_sampler;
+  double m_realized_delta = 0;
+};
+
+/// The analytic Gaussian mechanism (Balle and Wang 2018), sampled exactly.
+///
+/// analytic_sigma() is Balle and Wang's smallest sigma for sensitivity hi - lo. What is sampled
+/// is its exact lattice counterpart: the label, clipped to [lo, hi], is snapped to the public
+/// lattice \f$lo + g j\f$, g the largest power of two at most
+/// \f$\max(\sigma/2^{16}, \min(\sigma/2^{10}, (hi - lo)/2^{12}))\f$, so snapped labels are at
+/// most \f$D = \mathrm{round}((hi - lo)/g)\f$ steps apart (at most half a step more than
+/// hi - lo: the guarantee's loss from the lattice), and discrete Gaussian noise (CKS 2020,
+/// Algorithm 3, exact) is added with the smallest lattice sigma whose exact delta for D (CKS
+/// 2020, Theorem 7) is at most delta / (1 + 1e-9). sigma() is that realized sigma in label
+/// units, slightly above analytic_sigma() because of the widened sensitivity (by at most
+/// g/(2(hi - lo)) relative: 1.2e-4 unless sigma > 16 (hi - lo)); realized_delta() its exact delta.
+///
+/// \code{.cpp}
+/// labeldp::AnalyticGaussianMechanism ag(0, 5000, 1.0, 1e-6, /*clip=*/true);
+/// labeldp::SecureRandom gen;
+/// double noisy = ag.sample(1234.5, gen);
+/// \endcode
+class AnalyticGaussianMechanism {
+ public:
+  /// \throws std::invalid_argument for bad lo/hi, eps not in (0, 100], delta not in (0, 1).
+  AnalyticGaussianMechanism(double lo, double hi, double eps, double delta, bool clip)
+      : m_eps(eps), m_delta(delta), m_clip(clip) {
+    detail::validate_label_range(lo, hi);
+    validate_epsilon(eps);
+    if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the Gaussian mechanism", eps);
+    detail::validate_delta(delta);
+    m_analytic_sigma = analytic_gaussian_sigma(eps, delta, hi - lo);
+    const double fine = std::max(m_analytic_sigma / 65536, std::min(m_analytic_sigma / 1024, (hi - lo) / 4096));
+    const double g = std::ldexp(1.0, std::ilogb(fine));
+    m_lattice = detail::Lattice::power_of_two(lo, hi, g);
+    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_lattice.steps, 1048576.0);
+    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_lattice.steps);
+  }
+  double eps() const { return m_eps; }
+  double delta() const { return m_delta; }
+  double realized_delta() const { return m_realized_delta; }
+  double analytic_sigma() const { return m_analytic_sigma; }
+  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_lattice.step; }
+  /// The lattice step g (a power of two).
+  double grid_step() const { return m_lattice.step; }
+  bool clipped() const { return m_clip; }
+  const detail::Lattice& lattice() const { return m_lattice; }
+  std::uint64_t sigma2_numerator() const { return m_sampler.m; }
+  int sigma2_log2_denominator() const { return m_sampler.f; }
+
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return m_lattice.output(m_lattice.index(y) + m_sampler(gen), m_clip);
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+  }
+  /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism actually sampled.
+  double expected_loss(const FinitePrior<double>& prior) const {
+    double s = 0;
+    for (Index i = 0; i < prior.size(); ++i)
+      s += prior.probability(i) * detail::lattice_gaussian_loss(m_lattice, m_clip, m_sampler.sigma2(), prior.value(i));
+    return s;
+  }
+  std::string to_json() const {
+    return m_lattice.json_head("gaussian", m_eps, m_delta, m_clip) + ",\"sigma\":" + json_number(sigma()) +
+           ",\"analytic_sigma\":" + json_number(m_analytic_sigma) + ",\"grid_step\":" + json_number(m_lattice.step) +
+           ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
+           ",\"sigma2_log2_denominator\":" + std::to_string(m_sampler.f) +
+           ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
+  }
+
+ private:
+  detail::Lattice m_lattice;
+  double m_eps, m_delta;
+  bool m_clip;
+  double m_analytic_sigma = 0;
+  detail::DiscreteGaussianSampler m_sampler;
+  double m_realized_delta = 0;
+};
+
+}  // namespace labeldp

@@ -1,0 +1,331 @@
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <labeldp/core/concepts.hpp>
+#include <labeldp/mechanisms/gaussian.hpp>
+#include <vector>
+
+#include "oracles/statistics.hpp"
+
+using Catch::Matchers::Contains;
+using labeldp::AnalyticGaussianMechanism;
+using labeldp::DiscreteGaussianMechanism;
+using labeldp::FinitePrior;
+using labeldp::SeededRandom;
+
+static_assert(labeldp::Mechanism<DiscreteGaussianMechanism>);
+static_assert(labeldp::Mechanism<AnalyticGaussianMechanism>);
+
+namespace {
+
+// Balle and Wang's delta by composite Simpson in long double on the privacy-loss integral
+// delta = int_0^inf phi(a + s) (1 - e^{-2us}) ds (positive integrand: no cancellation); an
+// implementation independent of the library's Gauss-Legendre panels.
+long double simpson_delta(long double sigma, long double eps, long double sens) {
+  const long double u = sens / (2 * sigma), a = eps * sigma / sens - u;
+  const long double S = a > 1 ? 80 / a : 40 + std::max<long double>(0, -a);
+  const int n = 100000;
+  const long double h = S / n;
+  auto f = [&](long double s) {
+    const long double z = a + s;
+    return std::exp(-z * z / 2) / std::sqrt(2 * 3.14159265358979323846264338327950288L) * -std::expm1(-2 * u * s);
+  };
+  long double sum = f(0) + f(S);
+  for (int i = 1; i < n; ++i) sum += (i % 2 ? 4 : 2) * f(i * h);
+  return sum * h / 3;
+}
+
+// The same delta from erfc in long double (Balle and Wang 2018, Theorem 8), with the size of its
+// larger term so callers can tell when cancellation makes it unreliable.
+long double erfc_delta(long double sigma, long double eps, long double sens, long double* larger) {
+  const long double u = sens / (2 * sigma), v = eps * sigma / sens;
+  const long double t1 = std::erfc((v - u) / std::sqrt(2.0L)) / 2;
+  *larger = t1;
+  return t1 - std::exp(eps) * std::erfc((v + u) / std::sqrt(2.0L)) / 2;
+}
+
+// Brute force: max over shifts d = 1..D of sum_y max(0, p(y) - e^eps p(y + d)), p normalized directly.
+double brute_discrete_delta(double s2, double eps, int D) {
+  const int R = int(60 * std::sqrt(s2)) + D + 20;
+  std::vector<double> p(std::size_t(2 * R + 1));
+  double z = 0;
+  for (int y = -R; y <= R; ++y) z += p[std::size_t(y + R)] = std::exp(-double(y) * y / (2 * s2));
+  for (auto& x : p) x /= z;
+  auto P = [&](int y) { return y < -R || y > R ? 0.0 : p[std::size_t(y + R)]; };
+  double best = 0;
+  for (int d = 1; d <= D; ++d) {
+    double s = 0;
+    for (int y = -R; y <= R; ++y) s += std::max(0.0, P(y) - std::exp(eps) * P(y + d));
+    best = std::max(best, s);
+  }
+  return best;
+}
+
+// Chi-square "z = 6": (X^2 - dof) / sqrt(2 dof) below 6.
+bool chi_square_passes(const std::vector<long long>& counts, const std::vector<double>& probs, double* zscore) {
+  const auto r = labeldp::test::chi_square(counts, probs);
+  *zscore = (r.statistic - r.dof) / std::sqrt(2.0 * r.dof);
+  return *zscore < 6;
+}
+
+// Counts of noise draws z (in lattice steps) against the exact pmf, binned into `bins` cells of
+// `width` steps centred on 0, plus the two tails.
+template <typename Draw, typename Pmf>
+bool noise_fits(Draw draw, Pmf pmf, std::int64_t width, int bins, int n, double* zscore) {
+  const std::int64_t half = width * bins / 2;
+  auto cell = [&](std::int64_t z) -> std::size_t {
+    if (z < -half) return 0;
+    if (z >= half) return std::size_t(bins + 1);
+    return std::size_t(1 + (z + half) / width);
+  };
+  std::vector<long long> counts(std::size_t(bins + 2), 0);
+  for (int i = 0; i < n; ++i) ++counts[cell(draw())];
+  std::vector<double> probs(std::size_t(bins + 2), 0.0);
+  const std::int64_t reach = half + 60 * width * bins;
+  for (std::int64_t z = -reach; z <= reach; ++z) probs[cell(z)] += pmf(z);
+  return chi_square_passes(counts, probs, zscore);
+}
+
+}  // namespace
+
+TEST_CASE("analytic_gaussian_sigma: satisfies Balle-Wang's condition to 1e-12 and is the smallest", "[gaussian]") {
+  int erfc_checked = 0;
+  for (double sens : {1.0, 37.5})
+    for (double eps : {0.01, 0.1, 0.5, 1.0, 5.0, 20.0, 50.0})
+      for (double delta : {1e-2, 1e-6, 1e-15, 1e-100, 1e-300}) {
+        const double sigma = labeldp::analytic_gaussian_sigma(eps, delta, sens);
+        INFO("sens " << sens << " eps " << eps << " delta " << delta << " sigma " << sigma);
+        const long double at = simpson_delta(sigma, eps, sens);
+        const long double below = simpson_delta(sigma * (1 - 1e-9), eps, sens);
+        CHECK(at <= delta * (1 + 1e-12L));
+        CHECK(below > delta);
+        CHECK(double(at / delta) == Approx(1).margin(1e-6));
+        long double larger = 0;
+        const long double viaerfc = erfc_delta(sigma, eps, sens, &larger);
+        if (larger / viaerfc < 1e4L) {  // erfc difference trustworthy to ~1e-15
+          ++erfc_checked;
+          CHECK(double(viaerfc / at) == Approx(1).margin(1e-12));
+        }
+        // The library's own evaluation agrees with the oracle.
+        CHECK(double(labeldp::analytic_gaussian_delta(sigma, eps, sens) / at) == Approx(1).margin(1e-12));
+      }
+  CHECK(erfc_checked > 30);
+}
+
+TEST_CASE("analytic_gaussian_sigma rejects each bad parameter", "[gaussian]") {
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, 0, 1), "'delta' must be in (0, 1), got 0");
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, 1, 1), "'delta' must be in (0, 1), got 1");
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, -0.5, 1), "'delta' must be in (0, 1), got -0.5");
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, std::nan(""), 1), Contains("'delta' must be in (0, 1)"));
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(0, 1e-6, 1), "'eps' must be finite and positive, got 0");
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(INFINITY, 1e-6, 1), "'eps' must be finite and positive, got inf");
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, 1e-6, 0), "'sensitivity' must be finite and positive, got 0");
+}
+
+TEST_CASE("discrete Gaussian: exact delta matches a brute-force sum over the lattice", "[gaussian]") {
+  for (double s2 : {0.3, 2.5, 17.3, 160.0})
+    for (int D : {1, 2, 5})
+      for (double eps : {0.1, 1.0, 3.0}) {
+        const double lib = labeldp::discrete_gaussian_delta(s2, eps, D);
+        const double brute = brute_discrete_delta(s2, eps, D);
+        INFO("s2 " << s2 << " D " << D << " eps " << eps << " lib " << lib << " brute " << brute);
+        if (brute < 1e-280) {
+          CHECK(lib < 1e-270);
+        } else {
+          CHECK(lib == Approx(brute).epsilon(1e-10));
+        }
+      }
+}
+
+TEST_CASE("discrete Gaussian mechanism: realized delta <= requested, sigma the smallest", "[gaussian]") {
+  for (double eps : {0.2, 1.0, 4.0})
+    for (double delta : {1e-3, 1e-9})
+      for (double R : {1.0, 2.5}) {
+        DiscreteGaussianMechanism m(0, 25, eps, delta, R, false);
+        const std::int64_t D = m.lattice().steps;
+        const double s2 = std::ldexp(double(m.sigma2_numerator()), -m.sigma2_log2_denominator());
+        INFO("eps " << eps << " delta " << delta << " R " << R << " sigma^2 " << s2);
+        CHECK(m.sigma() == Approx(std::sqrt(s2) * R).epsilon(1e-15));
+        const double realized = brute_discrete_delta(s2, eps, int(D));
+        CHECK(realized <= delta);
+        CHECK(realized == Approx(m.realized_delta()).epsilon(1e-9));
+        const double smaller = s2 * (1 - 1e-8) * (1 - 1e-8);
+        CHECK(brute_discrete_delta(smaller, eps, int(D)) > delta / (1 + 1e-9));
+      }
+}
+
+TEST_CASE("analytic Gaussian mechanism: lattice, realized delta and sigma", "[gaussian]") {
+  for (double eps : {0.05, 1.0, 8.0}) {
+    AnalyticGaussianMechanism m(-2, 3, eps, 1e-6, false);
+    INFO("eps " << eps);
+    const double g = m.grid_step();
+    CHECK(std::exp2(std::round(std::log2(g))) == g);
+    CHECK(m.analytic_sigma() == labeldp::analytic_gaussian_sigma(eps, 1e-6, 5.0));
+    CHECK(m.realized_delta() <= 1e-6);
+    CHECK(m.realized_delta() ==
+          Approx(labeldp::discrete_gaussian_delta(std::pow(m.sigma() / g, 2), eps, m.lattice().steps)).epsilon(1e-9));
+    // Snapped labels are at most D steps apart, and D g exceeds the range by at most half a step.
+    CHECK(m.lattice().index(3.0) - m.lattice().index(-2.0) == m.lattice().steps);
+    CHECK(std::abs(double(m.lattice().steps) * g - 5.0) <= g / 2);
+    CHECK(m.sigma() >= m.analytic_sigma() * (1 - 1e-6));
+    CHECK(m.sigma() <= m.analytic_sigma() * (1 + 1e-3));
+  }
+}
+
+TEST_CASE("Gaussian mechanisms reject each bad parameter", "[gaussian]") {
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 10, 1, 0, 1, false), "'delta' must be in (0, 1), got 0");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 10, 0, 1e-6, 1, false), "'eps' must be finite and positive, got 0");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 10, std::nan(""), 1e-6, 1, false), Contains("'eps' must be finite"));
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 10, 150, 1e-6, 1, false),
+                    "'eps' must be at most 100 for the discrete Gaussian, got 150");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(1, 1, 1, 1e-6, 1, false), "'lo' must be below 'hi', got lo = 1, hi = 1");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, INFINITY, 1, 1e-6, 1, false), "'hi' must be finite, got inf");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 1, 1, 1e-6, 0.3, false),
+                    "'resolution' must divide hi - lo into 1 to 2^31 steps, got 0.29999999999999999 for [0, 1]");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 1, 1, 1e-6, 0, false),
+                    "'resolution' must be finite and positive, got 0");
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 1e6, 0.01, 1e-6, 1, false), Contains("use a coarser 'resolution'"));
+  CHECK_THROWS_WITH(AnalyticGaussianMechanism(0, 1, 1, 1.5, true), "'delta' must be in (0, 1), got 1.5");
+  CHECK_THROWS_WITH(AnalyticGaussianMechanism(2, 1, 1, 1e-6, true), "'lo' must be below 'hi', got lo = 2, hi = 1");
+  SeededRandom gen(1);
+  CHECK_THROWS_WITH(AnalyticGaussianMechanism(0, 1, 1, 1e-6, true).sample(std::nan(""), gen),
+                    Contains("'label' must be finite"));
+}
+
+TEST_CASE("exact e^-gamma Bernoulli matches its probability", "[.][statistical][gaussian]") {
+  SeededRandom gen(11);
+  const int n = 100000;
+  for (auto [num, den] : std::vector<std::pair<int, int>>{{0, 1}, {3, 10}, {1, 1}, {27, 10}, {7, 3}}) {
+    long long hits = 0;
+    for (int i = 0; i < n; ++i) hits += labeldp::detail::bernoulli_exp_minus(num, den, gen);
+    const double p = std::exp(-double(num) / den);
+    INFO("gamma " << num << "/" << den << " hits " << hits);
+    CHECK(std::abs(double(hits) - n * p) <= 6 * std::sqrt(n * p * (1 - p)) + 1e-9);
+  }
+}
+
+TEST_CASE("discrete Gaussian sampler fits its exact pmf; an under-noised mutant does not",
+          "[.][statistical][gaussian]") {
+  for (double eps : {0.5, 2.0}) {
+    const DiscreteGaussianMechanism m(0, 10, eps, 1e-6, 1, false);
+    const DiscreteGaussianMechanism mutant(0, 10, 2 * eps, 1e-6, 1, false);
+    const auto pmf = [&](std::int64_t z) { return m.noise_pmf(z); };
+    const std::int64_t width = std::max<std::int64_t>(1, std::int64_t(m.sigma() / 8));
+    SeededRandom gen(2024);
+    double z_ok = 0, z_mut = 0;
+    const bool ok = noise_fits([&] { return std::llround(m.sample(5.0, gen) - 5.0); }, pmf, width, 96, 200000, &z_ok);
+    const bool mut =
+        noise_fits([&] { return std::llround(mutant.sample(5.0, gen) - 5.0); }, pmf, width, 96, 200000, &z_mut);
+    INFO("eps " << eps << " sigma " << m.sigma() << " z " << z_ok << " mutant z " << z_mut);
+    CHECK(ok);
+    CHECK_FALSE(mut);
+  }
+}
+
+TEST_CASE("analytic Gaussian sampler fits its exact lattice distribution (KS); a mutant does not",
+          "[.][statistical][gaussian]") {
+  const AnalyticGaussianMechanism m(0, 1, 1.0, 1e-6, false);
+  const AnalyticGaussianMechanism mutant(0, 1, 2.0, 1e-6, false);
+  const double g = m.grid_step(), s2 = std::pow(m.sigma() / g, 2);
+  // Exact CDF of the lattice noise (in steps) by prefix sums of the pmf.
+  const std::int64_t reach = std::int64_t(40 * std::sqrt(s2));
+  std::vector<double> cdf(std::size_t(2 * reach + 1));
+  const double zn = labeldp::detail::discrete_gaussian_normalizer(s2);
+  double acc = 0;
+  for (std::int64_t z = -reach; z <= reach; ++z)
+    cdf[std::size_t(z + reach)] = acc += std::exp(-double(z) * double(z) / (2 * s2)) / zn;
+  auto F = [&](double x) {
+    const std::int64_t z = std::int64_t(std::floor(x));
+    return z < -reach ? 0.0 : z >= reach ? 1.0 : cdf[std::size_t(z + reach)];
+  };
+  const double y = 0.5, c = m.lattice().value(m.lattice().index(y));
+  SeededRandom gen(7);
+  std::vector<double> a, b;
+  for (int i = 0; i < 100000; ++i) {
+    a.push_back(std::round((m.sample(y, gen) - c) / g));
+    b.push_back(std::round((mutant.sample(y, gen) - c) / g));
+  }
+  const auto ks = labeldp::test::kolmogorov_smirnov(a, F);
+  const auto ks_mut = labeldp::test::kolmogorov_smirnov(b, F);
+  INFO("KS " << ks.statistic << " p " << ks.p_value << "; mutant KS " << ks_mut.statistic << " p " << ks_mut.p_value);
+  CHECK(ks.p_value > 1e-6);
+  CHECK(ks_mut.p_value < 1e-6);
+}
+
+namespace {
+// Stratified Monte Carlo estimate of E[(M(y) - y)^2] under the prior and its standard error.
+template <typename M>
+std::pair<double, double> monte_carlo_loss(const M& m, const FinitePrior<double>& prior, int per_value,
+                                           std::uint64_t seed) {
+  SeededRandom gen(seed);
+  double est = 0, var = 0;
+  for (labeldp::Index i = 0; i < prior.size(); ++i) {
+    const double y = prior.value(i);
+    double s = 0, s2 = 0;
+    for (int k = 0; k < per_value; ++k) {
+      const double o = m.sample(y, gen), e = (o - y) * (o - y);
+      s += e;
+      s2 += e * e;
+    }
+    const double mean = s / per_value, v = std::max(0.0, s2 / per_value - mean * mean);
+    est += prior.probability(i) * mean;
+    var += prior.probability(i) * prior.probability(i) * v / per_value;
+  }
+  return {est, std::sqrt(var)};
+}
+}  // namespace
+
+TEST_CASE("Gaussian expected losses are exact: brute force and Monte Carlo", "[.][statistical][gaussian]") {
+  const auto prior =
+      FinitePrior<>::from_probabilities({-3.0, 0.0, 2.4, 5.0, 9.7, 14.0}, {0.1, 0.2, 0.2, 0.2, 0.2, 0.1});
+  for (bool clip : {false, true}) {
+    const DiscreteGaussianMechanism dg(0, 10, 1.0, 1e-5, 0.5, clip);
+    // Brute force over outputs with the pmf normalized directly.
+    double brute = 0;
+    const std::int64_t R = std::int64_t(80 * dg.sigma() / 0.5);
+    for (labeldp::Index i = 0; i < prior.size(); ++i) {
+      const double y = prior.value(i);
+      const std::int64_t c = dg.lattice().index(y);
+      double s = 0, z_norm = 0;
+      for (std::int64_t z = -R; z <= R; ++z) {
+        const double p = dg.noise_pmf(z);
+        z_norm += p;
+        s += p * std::pow(dg.lattice().output(c + z, clip) - y, 2);
+      }
+      brute += prior.probability(i) * s / z_norm;
+    }
+    INFO("clip " << clip);
+    CHECK(dg.expected_loss(prior) == Approx(brute).epsilon(1e-10));
+    const auto [mc, se] = monte_carlo_loss(dg, prior, 40000, 5);
+    CHECK(std::abs(mc - dg.expected_loss(prior)) <= 6 * se);
+    const AnalyticGaussianMechanism ag(0, 10, 1.0, 1e-5, clip);
+    const auto [mc2, se2] = monte_carlo_loss(ag, prior, 40000, 6);
+    INFO("analytic exact " << ag.expected_loss(prior) << " MC " << mc2 << " +- " << se2);
+    CHECK(std::abs(mc2 - ag.expected_loss(prior)) <= 6 * se2);
+  }
+}
+
+TEST_CASE("Gaussian mechanisms: batch sampling equals single calls; mechanism files", "[gaussian]") {
+  const DiscreteGaussianMechanism dg(0, 10, 1.0, 1e-6, 0.5, true);
+  const AnalyticGaussianMechanism ag(-1, 4, 2.0, 1e-8, false);
+  std::vector<double> in;
+  for (int i = 0; i < 500; ++i) in.push_back(-2 + 0.031 * i);
+  auto check = [&](const auto& m) {
+    std::vector<double> out(in.size());
+    SeededRandom g1(99), g2(99);
+    m.sample(std::span<const double>(in), std::span<double>(out), g1);
+    for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == m.sample(in[i], g2));
+  };
+  check(dg);
+  check(ag);
+  const std::string j1 = dg.to_json(), j2 = ag.to_json();
+  for (const char* f : {"\"format\":\"labeldp-mechanism\"", "\"version\":1", "\"eps\":1",
+                        "\"delta\":", "\"sensitivity\":10", "\"lo\":0", "\"hi\":10", "\"clip\":true",
+                        "\"sigma\":", "\"mechanism\":\"discrete-gaussian\"", "\"resolution\":0.5"})
+    CHECK_THAT(j1, Contains(f));
+  for (const char* f :
+       {"\"mechanism\":\"gaussian\"", "\"sensitivity\":5", "\"clip\":false", "\"sigma\":", "\"grid_step\":"})
+    CHECK_THAT(j2, Contains(f));
+  CHECK(j1.front() == '{');
+  CHECK(j1.back() == '}');
+}
