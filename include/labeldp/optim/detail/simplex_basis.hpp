@@ -1,0 +1,208 @@
+/// \file
+/// RevisedSimplex's basis handling: the slack/artificial starting basis, solves with the
+/// factorization and iterative refinement, residual-checked refactorization, a caller's inverse
+/// (crash basis), driving phase 1's leftover artificials out of the basis, and the final primal
+/// and dual solution. Member functions of the class in optim/simplex.hpp.
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "labeldp/optim/simplex.hpp"
+
+namespace labeldp::optim {
+
+inline void RevisedSimplex::set_initial_basis() {
+  const Index m = num_rows();
+  m_basis.assign(std::size_t(m), -1);
+  m_position.assign(std::size_t(num_variables()), -1);
+  // A slack whose sign matches b's can carry the row; otherwise the artificial does.
+  for (std::size_t s = 0; s < m_slack_row.size(); ++s) {
+    const Index i = m_slack_row[s];
+    if (m_lp.b[i] == 0 || (m_lp.b[i] > 0) == (m_slack_sign[s] > 0)) m_basis[std::size_t(i)] = m + Index(s);
+  }
+  for (Index i = 0; i < m; ++i)
+    if (m_basis[std::size_t(i)] < 0) m_basis[std::size_t(i)] = i;
+  for (Index i = 0; i < m; ++i) m_position[std::size_t(m_basis[std::size_t(i)])] = i;
+}
+
+// The basis matrix (column i = internal column m_basis[i]).
+inline void RevisedSimplex::assemble_basis(Eigen::MatrixXd& B) const {
+  const Index m = num_rows();
+  B.resize(m, m);
+  Eigen::VectorXd col;
+  for (Index i = 0; i < m; ++i) {
+    load_column(m_basis[std::size_t(i)], col);
+    B.col(i) = col;
+  }
+}
+
+// Solves B x = rhs (transposed: B^T x = rhs) with the factorization and two steps of
+// iterative refinement, O(m^2) each. The explicit inverse after many product-form updates
+// is accurate to about 1e-12; refinement brings the residual to roundoff, which callers of
+// the solution need (the mechanisms built from x renormalize rows and are audited exactly).
+// Returns the final residual's infinity norm.
+inline double RevisedSimplex::refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed,
+                                            Eigen::VectorXd& x) const {
+  x = rhs;
+  if (transposed)
+    m_factor.btran(x);
+  else
+    m_factor.ftran(x);
+  Eigen::VectorXd r(rhs.size());
+  double norm = 0;
+  // Refinement stops once the residual is at the roundoff of forming it.
+  const double floor = 1e-15 * std::max(1.0, rhs.size() ? rhs.cwiseAbs().maxCoeff() : 0.0);
+  for (int step = 0; step <= 2; ++step) {
+    if (transposed)
+      r.noalias() = rhs - B.transpose() * x;
+    else
+      r.noalias() = rhs - B * x;
+    norm = r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
+    if (step == 2 || !(norm > floor) || !std::isfinite(norm)) break;
+    if (transposed)
+      m_factor.btran(r);
+    else
+      m_factor.ftran(r);
+    x += r;
+  }
+  return norm;
+}
+
+// Recomputes x_B from b and the duals from c_B with the current factorization, and
+// refactorizes only when a residual (after refinement) exceeds kResidualTolerance relative,
+// or when the updates reach kMaxUpdatesPerInterval refactorization intervals: O(m^2) instead
+// of O(m^3) for a refactorization.
+inline bool RevisedSimplex::check_or_refactor() {
+  const Index m = num_rows();
+  if (m_factor.num_updates() >= kMaxUpdatesPerInterval * m_options.refactorization_interval)
+    return refactor_and_recompute();
+  Eigen::MatrixXd B;
+  assemble_basis(B);
+  Eigen::VectorXd xb, y, cb(m);
+  for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
+  const double primal_residual = refined_solve(B, m_lp.b, false, xb);
+  const double dual_residual = refined_solve(B, cb, true, y);
+  const double a_scale = std::max(1.0, m_max_abs_entry);
+  const double x_scale = std::max(1.0, m ? xb.cwiseAbs().maxCoeff() : 0.0);
+  const double y_scale = std::max(1.0, m ? y.cwiseAbs().maxCoeff() : 0.0);
+  const double c_scale = std::max(1.0, m ? cb.cwiseAbs().maxCoeff() : 0.0);
+  if (xb.allFinite() && y.allFinite() &&
+      primal_residual <= kResidualTolerance * std::max(m_b_scale, a_scale * x_scale) &&
+      dual_residual <= kResidualTolerance * std::max(c_scale, a_scale * y_scale)) {
+    m_xb = std::move(xb);
+    m_checked_duals = std::move(y);
+    m_checked_at = m_factor.num_updates();
+    return true;
+  }
+  return refactor_and_recompute();
+}
+
+// Takes a caller's inverse of the current basis if it passes two probe residuals (a wrong
+// inverse fails them except on a measure-zero set of errors), then x_B = B^{-1} b refined.
+inline bool RevisedSimplex::adopt_inverse(const Eigen::MatrixXd& inverse) {
+  const Index m = num_rows();
+  if (inverse.rows() != m || inverse.cols() != m || !inverse.allFinite()) return false;
+  Eigen::MatrixXd B;
+  assemble_basis(B);
+  Eigen::VectorXd r(m);
+  for (Index i = 0; i < m; ++i) r[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i % 7) / 7.0);
+  const double scale = std::max(1.0, m_max_abs_entry) * std::max(1.0, inverse.cwiseAbs().maxCoeff()) * double(m);
+  const Eigen::VectorXd left = B * (inverse * r) - r, right = inverse * (B * r) - r;
+  if (!(left.cwiseAbs().maxCoeff() <= kResidualTolerance * scale &&
+        right.cwiseAbs().maxCoeff() <= kResidualTolerance * scale))
+    return false;
+  m_factor.set_inverse(inverse);
+  m_checked_at = 0;
+  m_checked_duals.resize(0);
+  refined_solve(B, m_lp.b, false, m_xb);
+  return m_xb.allFinite();
+}
+
+inline bool RevisedSimplex::refactor_and_recompute() {
+  const Index m = num_rows();
+  if (Index(m_basis.size()) != m) return false;
+  Eigen::MatrixXd B;
+  assemble_basis(B);
+  m_checked_at = 0;
+  m_checked_duals.resize(0);
+  if (!m_factor.refactor(B, kSingularTolerance)) return false;
+  refined_solve(B, m_lp.b, false, m_xb);
+  return m_xb.allFinite();
+}
+
+// After phase 1 some artificials may remain basic at zero: pivot each out on the largest
+// entry of its row of B^{-1} A (a degenerate pivot). Rows where no such entry exists are
+// redundant; their artificial stays basic at zero and blocks any move (see iterate()).
+inline bool RevisedSimplex::drive_out_artificials() {
+  const Index m = num_rows();
+  const Index nv = num_variables();
+  Eigen::VectorXd rho(m), col, w;
+  for (Index r = 0; r < m; ++r) {
+    if (!is_artificial(m_basis[std::size_t(r)])) continue;
+    rho.setZero();
+    rho[r] = 1;
+    m_factor.btran(rho);
+    Index best_v = -1;
+    double best_abs = 1e-7;
+    for (Index v = m; v < nv; ++v) {
+      if (m_position[std::size_t(v)] >= 0) continue;
+      double alpha;
+      if (is_slack(v)) {
+        const std::size_t s = std::size_t(v - m);
+        alpha = m_slack_sign[s] * rho[m_slack_row[s]];
+      } else {
+        alpha = m_lp.A.col(v - structural_offset()).dot(rho);
+      }
+      if (std::abs(alpha) > best_abs) {
+        best_abs = std::abs(alpha);
+        best_v = v;
+      }
+    }
+    if (best_v < 0) continue;
+    load_column(best_v, w);
+    m_factor.ftran(w);
+    const double theta = m_xb[r] / w[r];
+    m_xb.noalias() -= theta * w;
+    m_xb[r] = theta;
+    m_position[std::size_t(m_basis[std::size_t(r)])] = -1;
+    m_basis[std::size_t(r)] = best_v;
+    m_position[std::size_t(best_v)] = r;
+    m_factor.update(r, w);
+    if (m_factor.num_updates() >= m_options.refactorization_interval && !refactor_and_recompute()) return false;
+  }
+  return refactor_and_recompute();
+}
+
+inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& result) {
+  const Index m = num_rows(), n = num_columns(), off = structural_offset();
+  // x_B is recomputed from b (dropping the drift of the pivots' updates), with a fresh
+  // factorization only when the residuals ask for one (check_or_refactor()).
+  if (status == SolveStatus::Optimal && !check_or_refactor()) status = SolveStatus::NumericalIssue;
+  result.status = status;
+  result.x = Eigen::VectorXd::Zero(n);
+  result.duals = Eigen::VectorXd::Zero(m);
+  if (Index(m_basis.size()) == m && m_xb.size() == m) {
+    for (Index i = 0; i < m; ++i) {
+      const Index v = m_basis[std::size_t(i)];
+      if (v >= off) result.x[v - off] = std::max(m_xb[i], 0.0);
+    }
+    if (status == SolveStatus::Optimal && m_checked_duals.size() == m && m_checked_at == m_factor.num_updates()) {
+      result.duals = m_checked_duals;  // refined by the check that just passed
+    } else {
+      Eigen::VectorXd cb(m);
+      for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
+      Eigen::MatrixXd B;
+      assemble_basis(B);
+      refined_solve(B, cb, true, result.duals);
+    }
+  }
+  if (m_options.compute_reduced_costs) result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
+  result.objective = m_lp.c.dot(result.x);
+  return result;
+}
+
+}  // namespace labeldp::optim
