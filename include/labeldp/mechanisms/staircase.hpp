@@ -1,0 +1,360 @@
+/// \file
+/// Staircase baselines (Geng and Viswanath 2014; Ghazi et al. 2023, Definitions 24-25): the
+/// continuous staircase mechanism with the gamma that minimizes the noise variance, and the
+/// discrete staircase mechanism on a grid, both sampled exactly.
+///
+/// Both add noise on a public lattice \f$lo + g j\f$ (j = 0..D) to the label clipped to [lo, hi]
+/// and snapped to it. The noise has the discrete staircase shape of period D: one-sided mass
+/// \f$q(kD + j) = (1-b)b^k c_1\f$ for j < r and \f$(1-b)b^k c_2\f$ for r <= j < D, made
+/// symmetric, with \f$b = e^{-\varepsilon}\f$ exactly (eps read as the dyadic rational it is) and
+/// \f$c_1/c_2 \le 1/b\f$ (the plateau probability rounded up), so the pmf is non-increasing in
+/// |z| and its ratio at any shift of at most D steps is at most 1/b = e^eps: eps-DP exactly as
+/// realized. Sampling follows Geng and Viswanath's recipe (sign, geometric period, Bernoulli
+/// plateau, uniform offset), each part exact: the period by Canonne, Kamath and Steinke's
+/// (2020, Algorithm 2) rational method in O(1) expected draws for any eps, the plateau by a
+/// Bernoulli draw comparing random bits with the binary expansion of a double, offsets as exact
+/// uniform integers.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "labeldp/core/prior.hpp"
+#include "labeldp/mechanisms/detail/lattice.hpp"
+
+namespace labeldp {
+
+/// The gamma in (0, 1) that minimizes the variance of the continuous staircase distribution
+/// (Geng and Viswanath 2014, the closed form for the cost \f$x^2\f$):
+/// \f$\gamma^* = -\frac{b}{1-b} + \frac{(b - 2b^2 + 2b^4 - b^5)^{1/3}}{2^{1/3}(1-b)^2}\f$, \f$b = e^{-\varepsilon}\f$.
+/// \throws std::invalid_argument for a bad eps.
+inline double staircase_optimal_gamma(double eps) {
+  validate_epsilon(eps);
+  const double b = std::exp(-eps), omb = -std::expm1(-eps);
+  const double g =
+      -b / omb + std::cbrt(b - 2 * b * b + 2 * b * b * b * b - b * b * b * b * b) / (std::cbrt(2.0) * omb * omb);
+  return std::clamp(g, 0.0, 1.0);
+}
+
+/// Variance of the continuous staircase distribution of Ghazi et al. 2023, Definition 25, with
+/// period `sensitivity` (closed form: the density is piecewise constant, so each period's second
+/// moment is a cubic and the periods sum as series in b).
+inline double staircase_variance(double eps, double gamma, double sensitivity) {
+  validate_epsilon(eps);
+  validate_in_range("gamma", gamma, 0, 1);
+  validate_finite_positive("sensitivity", sensitivity);
+  const double b = std::exp(-eps), omb = -std::expm1(-eps), D = sensitivity;
+  const double S0 = 1 / omb, S1 = b / (omb * omb), S2 = b * (1 + b) / (omb * omb * omb);
+  auto G = [&](double c) { return S2 * D * D * c + S1 * D * c * c + S0 * c * c * c / 3; };
+  const double a = omb / (2 * D * (gamma + b * (1 - gamma)));
+  return 2 * a * (omb * G(gamma * D) + b * G(D));
+}
+
+/// Density of the continuous staircase distribution (Ghazi et al. 2023, Definition 25).
+inline double staircase_pdf(double x, double eps, double gamma, double sensitivity) {
+  const double b = std::exp(-eps), D = sensitivity, ax = std::abs(x);
+  const double a = -std::expm1(-eps) / (2 * D * (gamma + b * (1 - gamma)));
+  const double k = std::floor(ax / D), u = ax - k * D;
+  return a * std::pow(b, k) * (u < gamma * D ? 1 : b);
+}
+
+namespace detail {
+
+/// Throws unless 1e-6 <= eps <= 700 (outside, the staircase degenerates in double precision).
+inline void validate_staircase_eps(double eps) {
+  validate_epsilon(eps);
+  if (eps < 1e-6 || eps > 700) fail_parameter("eps", "must be in [1e-06, 700] for the staircase mechanism", eps);
+}
+
+/// The realized discrete staircase noise of period D and plateau r (see the file comment).
+class StaircaseNoise {
+ public:
+  StaircaseNoise() = default;
+  StaircaseNoise(double eps, std::int64_t period, std::int64_t r) : m_D(period), m_r(r) {
+    // eps is a dyadic rational s / 2^k exactly: the period is drawn with ratio exactly e^-eps.
+    int e = 0;
+    const double f = std::frexp(eps, &e);
+    m_s = std::uint64_t(std::ldexp(f, 53));
+    int k = 53 - e;
+    while (k > 0 && (m_s & 1) == 0) {
+      m_s >>= 1;
+      --k;
+    }
+    if (k < 0 || k > 100) throw std::logic_error("staircase: eps outside the supported range");
+    m_t = u128(1) << k;
+    m_b = std::exp(-eps);
+    m_omb = -std::expm1(-eps);
+    if (r >= period) {
+      m_r = period;
+      m_pB = 0;
+    } else {
+      const double n2 = double(period - r);
+      double p = n2 * m_b / (double(r) + n2 * m_b);
+      for (int i = 0; i < 4; ++i) p = std::nextafter(p, 2.0);  // up: c1 / c2 <= 1 / b
+      m_pB = std::min(p, 1.0);
+    }
+    m_c1 = (1 - m_pB) / double(m_r);
+    m_c2 = m_r < m_D ? m_pB / double(m_D - m_r) : 0;
+    m_q0 = m_omb * m_c1;
+  }
+  std::int64_t period() const { return m_D; }
+  std::int64_t r() const { return m_r; }
+  double b() const { return m_b; }
+  double plateau2_probability() const { return m_pB; }
+  /// The realized guarantee, max(eps, ln(c1/c2)) = eps (the second term computed in floating point).
+  double realized_eps() const {
+    const double e = double(m_s) / double(m_t);
+    return m_r < m_D ? std::max(e, std::log(m_c1 / m_c2)) : e;
+  }
+
+  /// One-sided mass q(i), i >= 0.
+  double q(std::int64_t i) const {
+    const std::int64_t k = i / m_D, j = i % m_D;
+    return m_omb * std::pow(m_b, double(k)) * (j < m_r ? m_c1 : m_c2);
+  }
+  /// P(Z = z).
+  double pmf(std::int64_t z) const { return q(z < 0 ? -z : z) / (2 - m_q0); }
+
+  /// E[Z^2], closed form.
+  double second_moment() const {
+    const double b = m_b, omb = m_omb, D = double(m_D);
+    const double S0 = 1 / omb, S1 = b / (omb * omb), S2 = b * (1 + b) / (omb * omb * omb);
+    auto K = [&](double m) { return S2 * D * D * m + 2 * D * S1 * power_sum(1, m) + S0 * power_sum(2, m); };
+    return 2 * omb / (2 - m_q0) * ((m_c1 - m_c2) * K(double(m_r)) + m_c2 * K(D));
+  }
+
+  /// sum_{i=0}^{t} i^m q(i) for 0 <= t <= D (m = 0, 1, 2).
+  double partial(int m, std::int64_t t) const {
+    if (t < 0) return 0;
+    if (t == m_D) return partial(m, t - 1) + std::pow(double(m_D), m) * m_omb * m_b * m_c1;
+    const double n = double(t + 1), r = double(m_r);
+    double s = m_c1 * power_sum(m, std::min(n, r));
+    if (n > r) s += m_c2 * (power_sum(m, n) - power_sum(m, r));
+    return m_omb * s;
+  }
+  /// sum_{i >= k} q(i), k >= 0, without cancellation.
+  double tail(std::int64_t k) const {
+    if (k >= m_D) return m_b * tail(k - m_D);
+    const double over1 = double(std::max<std::int64_t>(0, m_r - k));
+    const double over2 = double(m_D - std::max(k, m_r));
+    return m_b + m_omb * (m_c1 * over1 + m_c2 * over2);
+  }
+
+  /// Exact E[(out - y)^2] for out = lat.output(c + Z, clip), lat.steps == period().
+  double loss(const Lattice& lat, bool clip, double y) const {
+    const std::int64_t c = lat.index(y), D = lat.steps;
+    const double d0 = lat.value(c) - y, g = lat.step, norm = 2 - m_q0;
+    if (!clip) return d0 * d0 + g * g * second_moment();
+    double M[3];
+    for (int m = 0; m < 3; ++m) {
+      const double neg = partial(m, c) - (m == 0 ? m_q0 : 0);
+      M[m] = (partial(m, D - 1 - c) + (m == 1 ? -neg : neg)) / norm;
+    }
+    const double mid = d0 * d0 * M[0] + 2 * d0 * g * M[1] + g * g * M[2];
+    const double top = tail(D - c) / norm, bottom = tail(c + 1) / norm;
+    const double et = lat.top() - y, eb = lat.lo - y;
+    return mid + top * et * et + bottom * eb * eb;
+  }
+
+  template <std::uniform_random_bit_generator G>
+  std::int64_t operator()(G& gen) const {
+    for (;;) {
+      const std::int64_t k = period_index(gen);
+      const bool upper = m_pB > 0 && bernoulli(m_pB, gen);
+      const std::int64_t j = upper ? m_r + std::int64_t(uniform_below(std::uint64_t(m_D - m_r), gen))
+                                   : std::int64_t(uniform_below(std::uint64_t(m_r), gen));
+      const std::int64_t i = k * m_D + j;
+      const bool negative = random_bit(gen);
+      if (negative && i == 0) continue;
+      return negative ? -i : i;
+    }
+  }
+
+ private:
+  // Geometric with P(k) = (1 - e^-eps) e^{-eps k}, exactly, in O(1) expected draws for any eps:
+  // X = U + tV is discrete Laplace-like with P(X = x) proportional to e^{-x/t} (U uniform on
+  // [0, t) accepted with probability e^{-U/t}, V geometric of ratio e^-1) and floor(X / s) is
+  // geometric of ratio e^{-s/t} (Canonne, Kamath and Steinke 2020, Algorithm 2).
+  template <std::uniform_random_bit_generator G>
+  std::int64_t period_index(G& gen) const {
+    for (;;) {
+      const u128 u = uniform_below_u128(m_t, gen);
+      if (!bernoulli_exp_minus(u, m_t, gen)) continue;
+      std::uint64_t v = 0;
+      while (bernoulli_exp_minus(1, 1, gen)) ++v;
+      return std::int64_t((u + m_t * v) / m_s);
+    }
+  }
+
+  std::int64_t m_D = 1, m_r = 1;
+  std::uint64_t m_s = 1;  // eps = m_s / m_t
+  u128 m_t = 1;
+  double m_b = 0.5, m_omb = 0.5, m_pB = 0, m_c1 = 1, m_c2 = 0, m_q0 = 0.5;
+};
+
+/// Variance of the ideal discrete staircase (Ghazi et al. 2023, Definition 24) with period D and
+/// plateau r at b = e^-eps: \f$2a(r)[(1-b)K(r) + bK(D)]\f$.
+inline double discrete_staircase_variance(double eps, std::int64_t D, std::int64_t r) {
+  const double b = std::exp(-eps), omb = -std::expm1(-eps), dd = double(D), rr = double(r);
+  const double S0 = 1 / omb, S1 = b / (omb * omb), S2 = b * (1 + b) / (omb * omb * omb);
+  auto K = [&](double m) { return S2 * dd * dd * m + 2 * dd * S1 * power_sum(1, m) + S0 * power_sum(2, m); };
+  const double a = omb / (2 * rr + 2 * b * (dd - rr) - omb);
+  return 2 * a * (omb * K(rr) + b * K(dd));
+}
+
+/// The plateau r in [1, D] minimizing discrete_staircase_variance(): exhaustive for D <= 2^16,
+/// else integer ternary search (the variance is unimodal in r) and a scan around its end.
+inline std::int64_t optimal_staircase_r(double eps, std::int64_t D) {
+  auto v = [&](std::int64_t r) { return discrete_staircase_variance(eps, D, r); };
+  std::int64_t lo = 1, hi = D;
+  if (D > 65536) {
+    while (hi - lo > 32) {
+      const std::int64_t m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+      (v(m1) <= v(m2) ? hi : lo) = v(m1) <= v(m2) ? m2 : m1;
+    }
+    lo = std::max<std::int64_t>(1, lo - 32);
+    hi = std::min(D, hi + 32);
+  }
+  std::int64_t best = lo;
+  for (std::int64_t r = lo + 1; r <= hi; ++r)
+    if (v(r) < v(best)) best = r;
+  return best;
+}
+
+}  // namespace detail
+
+/// The staircase mechanism (Geng and Viswanath 2014; Ghazi et al. 2023, Definition 25) with the
+/// variance-optimal gamma (staircase_optimal_gamma()), sensitivity hi - lo, sampled exactly.
+///
+/// A continuous staircase cannot be sampled exactly in floating point; its "uniform" part is
+/// drawn on a public power-of-two lattice instead: g is the largest power of two at most
+/// (hi - lo)/2^20, the label (clipped to [lo, hi]) is snapped to \f$lo + g j\f$, and the noise is
+/// the discrete staircase of period \f$D = \mathrm{round}((hi - lo)/g)\f$ lattice steps (so
+/// \f$2^{20} \le D < 2^{21}\f$) with plateau \f$r = \mathrm{round}(\gamma^* D)\f$. The guarantee
+/// is exactly eps for the lattice (snapped labels are at most D steps apart); the loss from the
+/// lattice is a period of Dg instead of hi - lo (within half a step, relative 2^-21) and the
+/// snapping error, both included in expected_loss(), which is exact for what is sampled.
+///
+/// \code{.cpp}
+/// labeldp::StaircaseMechanism st(0, 5000, 1.0, /*clip=*/true);
+/// labeldp::SecureRandom gen;
+/// double noisy = st.sample(1234.5, gen);
+/// \endcode
+class StaircaseMechanism {
+ public:
+  /// \throws std::invalid_argument for bad lo/hi, or eps not in [1e-6, 700].
+  StaircaseMechanism(double lo, double hi, double eps, bool clip) : m_eps(eps), m_clip(clip) {
+    detail::validate_label_range(lo, hi);
+    detail::validate_staircase_eps(eps);
+    m_gamma = staircase_optimal_gamma(eps);
+    m_lattice = detail::Lattice::power_of_two(lo, hi, std::ldexp(1.0, std::ilogb((hi - lo) / 1048576.0)));
+    const std::int64_t D = m_lattice.steps;
+    const std::int64_t r = std::clamp<std::int64_t>(std::llround(m_gamma * double(D)), 1, D);
+    m_noise = detail::StaircaseNoise(eps, D, r);
+  }
+  double eps() const { return m_eps; }
+  double delta() const { return 0; }
+  /// The variance-optimal gamma of the continuous staircase.
+  double gamma() const { return m_gamma; }
+  /// The lattice's plateau: r steps of the period D (r/D is within 2^-21 of gamma()).
+  std::int64_t r() const { return m_noise.r(); }
+  std::int64_t period() const { return m_noise.period(); }
+  double grid_step() const { return m_lattice.step; }
+  bool clipped() const { return m_clip; }
+  const detail::Lattice& lattice() const { return m_lattice; }
+  const detail::StaircaseNoise& noise() const { return m_noise; }
+
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return m_lattice.output(m_lattice.index(y) + m_noise(gen), m_clip);
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+  }
+  /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism sampled (closed forms).
+  double expected_loss(const FinitePrior<double>& prior) const {
+    double s = 0;
+    for (Index i = 0; i < prior.size(); ++i)
+      s += prior.probability(i) * m_noise.loss(m_lattice, m_clip, prior.value(i));
+    return s;
+  }
+  std::string to_json() const {
+    return m_lattice.json_head("staircase", m_eps, 0, m_clip) + ",\"gamma\":" + json_number(m_gamma) +
+           ",\"grid_step\":" + json_number(m_lattice.step) + ",\"period\":" + std::to_string(m_noise.period()) +
+           ",\"r\":" + std::to_string(m_noise.r()) + ",\"b\":" + json_number(m_noise.b()) +
+           ",\"plateau2_probability\":" + json_number(m_noise.plateau2_probability()) + "}";
+  }
+
+ private:
+  double m_eps;
+  bool m_clip;
+  double m_gamma = 0;
+  detail::Lattice m_lattice;
+  detail::StaircaseNoise m_noise;
+};
+
+/// The discrete staircase mechanism on the grid of step R (Ghazi et al. 2023, Definition 24;
+/// Geng and Viswanath 2014): labels clipped to [lo, hi] and snapped to \f$lo + R j\f$, j = 0..N,
+/// noise of period N grid steps (the sensitivity) with the plateau r in [1, N] of least variance
+/// (found exactly: detail::optimal_staircase_r()); gamma = r / N. Pure eps-DP exactly as realized.
+///
+/// \code{.cpp}
+/// labeldp::DiscreteStaircaseMechanism st(0, 5000, 1.0, 50, /*clip=*/true);
+/// labeldp::SecureRandom gen;
+/// double noisy = st.sample(1234.5, gen);
+/// \endcode
+class DiscreteStaircaseMechanism {
+ public:
+  /// \throws std::invalid_argument for bad lo/hi/resolution (LabelGrid's rules), or eps not in [1e-6, 700].
+  DiscreteStaircaseMechanism(double lo, double hi, double eps, double resolution, bool clip)
+      : m_lattice(detail::Lattice::from_resolution(lo, hi, resolution)), m_eps(eps), m_clip(clip) {
+    detail::validate_staircase_eps(eps);
+    const std::int64_t N = m_lattice.steps;
+    m_noise = detail::StaircaseNoise(eps, N, detail::optimal_staircase_r(eps, N));
+  }
+  double eps() const { return m_eps; }
+  double delta() const { return 0; }
+  std::int64_t r() const { return m_noise.r(); }
+  /// r / N.
+  double gamma() const { return double(m_noise.r()) / double(m_noise.period()); }
+  double resolution() const { return m_lattice.step; }
+  bool clipped() const { return m_clip; }
+  const detail::Lattice& lattice() const { return m_lattice; }
+  const detail::StaircaseNoise& noise() const { return m_noise; }
+
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return m_lattice.output(m_lattice.index(y) + m_noise(gen), m_clip);
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+  }
+  /// Exact E[(M(y) - y)^2] under the prior (closed forms).
+  double expected_loss(const FinitePrior<double>& prior) const {
+    double s = 0;
+    for (Index i = 0; i < prior.size(); ++i)
+      s += prior.probability(i) * m_noise.loss(m_lattice, m_clip, prior.value(i));
+    return s;
+  }
+  std::string to_json() const {
+    return m_lattice.json_head("discrete-staircase", m_eps, 0, m_clip) +
+           ",\"resolution\":" + json_number(m_lattice.step) + ",\"gamma\":" + json_number(gamma()) +
+           ",\"r\":" + std::to_string(m_noise.r()) + ",\"b\":" + json_number(m_noise.b()) +
+           ",\"plateau2_probability\":" + json_number(m_noise.plateau2_probability()) + "}";
+  }
+
+ private:
+  detail::Lattice m_lattice;
+  double m_eps;
+  bool m_clip;
+  detail::StaircaseNoise m_noise;
+};
+
+}  // namespace labeldp

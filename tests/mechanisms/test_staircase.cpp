@@ -1,0 +1,318 @@
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <labeldp/core/concepts.hpp>
+#include <labeldp/mechanisms/staircase.hpp>
+#include <vector>
+
+#include "oracles/statistics.hpp"
+
+using Catch::Matchers::Contains;
+using labeldp::DiscreteStaircaseMechanism;
+using labeldp::FinitePrior;
+using labeldp::SeededRandom;
+using labeldp::StaircaseMechanism;
+using labeldp::detail::StaircaseNoise;
+
+static_assert(labeldp::Mechanism<StaircaseMechanism>);
+static_assert(labeldp::Mechanism<DiscreteStaircaseMechanism>);
+
+namespace {
+
+// E[X^2] of the continuous staircase by composite Simpson on every constant piece of the density
+// (staircase_pdf), periods summed until their weight is below 1e-20.
+double numeric_variance(double eps, double gamma, double D, double* mass) {
+  double v = 0, m = 0;
+  auto piece = [&](double x0, double x1) {
+    const int n = 64;
+    const double h = (x1 - x0) / n;
+    double s = 0, s0 = 0;
+    for (int i = 0; i <= n; ++i) {
+      const double x = x0 + i * h, w = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
+      const double f = labeldp::staircase_pdf(std::nextafter(x, x0 + (x1 - x0) / 2), eps, gamma, D);
+      s += w * x * x * f;
+      s0 += w * f;
+    }
+    v += 2 * s * h / 3;
+    m += 2 * s0 * h / 3;
+  };
+  for (int k = 0; std::exp(-eps * k) > 1e-20; ++k) {
+    piece(k * D, k * D + gamma * D);
+    piece(k * D + gamma * D, (k + 1) * D);
+  }
+  *mass = m;
+  return v;
+}
+
+// Brute-force variance of the ideal discrete staircase (Ghazi et al. 2023, Def. 24).
+double brute_discrete_variance(double eps, std::int64_t D, std::int64_t r) {
+  const double b = std::exp(-eps), a = (1 - b) / (2 * double(r) + 2 * b * double(D - r) - (1 - b));
+  double v = 0, mass = a;
+  for (std::int64_t i = 1; std::pow(b, double(i / D)) > 1e-22; ++i) {
+    const double p = a * std::pow(b, double(i / D)) * (i % D < r ? 1 : b);
+    v += 2 * double(i) * double(i) * p;
+    mass += 2 * p;
+  }
+  CHECK(mass == Approx(1).epsilon(1e-12));
+  return v;
+}
+
+bool chi_square_passes(const std::vector<long long>& counts, const std::vector<double>& probs, double* zscore) {
+  const auto r = labeldp::test::chi_square(counts, probs);
+  *zscore = (r.statistic - r.dof) / std::sqrt(2.0 * r.dof);
+  return *zscore < 6;
+}
+
+template <typename M>
+std::pair<double, double> monte_carlo_loss(const M& m, const FinitePrior<double>& prior, int per_value,
+                                           std::uint64_t seed) {
+  SeededRandom gen(seed);
+  double est = 0, var = 0;
+  for (labeldp::Index i = 0; i < prior.size(); ++i) {
+    const double y = prior.value(i);
+    double s = 0, s2 = 0;
+    for (int k = 0; k < per_value; ++k) {
+      const double o = m.sample(y, gen), e = (o - y) * (o - y);
+      s += e;
+      s2 += e * e;
+    }
+    const double mean = s / per_value, v = std::max(0.0, s2 / per_value - mean * mean);
+    est += prior.probability(i) * mean;
+    var += prior.probability(i) * prior.probability(i) * v / per_value;
+  }
+  return {est, std::sqrt(var)};
+}
+
+}  // namespace
+
+TEST_CASE("staircase: Geng-Viswanath's gamma minimizes the numerically integrated variance", "[staircase]") {
+  for (double eps : {0.1, 0.5, 1.0, 2.0, 5.0, 10.0}) {
+    INFO("eps " << eps);
+    const double gstar = labeldp::staircase_optimal_gamma(eps);
+    double mass = 0;
+    const double at = numeric_variance(eps, gstar, 1.0, &mass);
+    CHECK(mass == Approx(1).epsilon(1e-12));
+    CHECK(labeldp::staircase_variance(eps, gstar, 1.0) == Approx(at).epsilon(1e-10));
+    CHECK(labeldp::staircase_variance(eps, 0.3, 2.5) == Approx(numeric_variance(eps, 0.3, 2.5, &mass)).epsilon(1e-10));
+    // Golden-section minimization of the numerically integrated variance.
+    double lo = 1e-9, hi = 1 - 1e-9;
+    const double phi = (std::sqrt(5.0) - 1) / 2;
+    while (hi - lo > 1e-9) {
+      const double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+      if (numeric_variance(eps, x1, 1.0, &mass) < numeric_variance(eps, x2, 1.0, &mass))
+        hi = x2;
+      else
+        lo = x1;
+    }
+    INFO("numeric argmin " << (lo + hi) / 2 << " closed form " << gstar);
+    CHECK(std::abs((lo + hi) / 2 - gstar) < 1e-5);
+    CHECK(at <= numeric_variance(eps, (lo + hi) / 2, 1.0, &mass) * (1 + 1e-12));
+  }
+}
+
+TEST_CASE("discrete staircase: closed-form variance and optimal r match brute force", "[staircase]") {
+  for (double eps : {0.1, 1.0, 4.0})
+    for (std::int64_t D : {1, 2, 7, 50, 333}) {
+      std::int64_t best = 1;
+      for (std::int64_t r = 1; r <= D; ++r) {
+        const double v = labeldp::detail::discrete_staircase_variance(eps, D, r);
+        if (r <= 8 || r % 37 == 0) {
+          INFO("eps " << eps << " D " << D << " r " << r);
+          CHECK(v == Approx(brute_discrete_variance(eps, D, r)).epsilon(1e-10));
+        }
+        if (v < labeldp::detail::discrete_staircase_variance(eps, D, best)) best = r;
+      }
+      INFO("eps " << eps << " D " << D);
+      CHECK(labeldp::detail::optimal_staircase_r(eps, D) == best);
+    }
+  // The ternary search for large D against an exhaustive scan.
+  for (double eps : {0.3, 2.0}) {
+    const std::int64_t D = 100000;
+    std::int64_t best = 1;
+    for (std::int64_t r = 1; r <= D; ++r)
+      if (labeldp::detail::discrete_staircase_variance(eps, D, r) <
+          labeldp::detail::discrete_staircase_variance(eps, D, best))
+        best = r;
+    CHECK(labeldp::detail::optimal_staircase_r(eps, D) == best);
+  }
+}
+
+TEST_CASE("realized staircase noise: normalized, monotone, eps-DP by brute-force ratio audit", "[staircase]") {
+  for (double eps : {0.01, 0.05, 0.7, 3.0, 30.0})
+    for (auto [D, r] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {5, 2}, {5, 5}, {40, 17}, {40, 1}}) {
+      const StaircaseNoise n(eps, D, r);
+      INFO("eps " << eps << " D " << D << " r " << r);
+      CHECK(n.realized_eps() <= eps);
+      double mass = n.pmf(0), v = 0;
+      const std::int64_t K = std::int64_t(std::ceil(60 / eps)) * D + D;
+      for (std::int64_t z = 1; z <= K; ++z) {
+        mass += 2 * n.pmf(z);
+        v += 2 * double(z) * double(z) * n.pmf(z);
+        CHECK(n.pmf(z) <= n.pmf(z - 1));
+        CHECK(n.pmf(z) == n.pmf(-z));
+      }
+      CHECK(mass == Approx(1).epsilon(1e-12));
+      CHECK(n.second_moment() == Approx(v).epsilon(1e-10));
+      double worst = 0;
+      for (std::int64_t z = -3 * D; z <= 3 * D; ++z)
+        for (std::int64_t d = 1; d <= D; ++d)
+          if (n.pmf(z + d) > 0) worst = std::max({worst, n.pmf(z) / n.pmf(z + d), n.pmf(z + d) / n.pmf(z)});
+      CHECK(std::log(worst) <= eps * (1 + 1e-12));
+    }
+}
+
+TEST_CASE("staircase sampling is O(1) at the extremes of eps", "[staircase]") {
+  SeededRandom gen(5);
+  for (double eps : {1e-6, 1e-3, 700.0}) {
+    const DiscreteStaircaseMechanism m(0, 10, eps, 1, false);
+    const StaircaseMechanism c(0, 10, eps, true);
+    double s = 0;
+    for (int i = 0; i < 2000; ++i) s += m.sample(5, gen) + c.sample(5, gen);
+    INFO("eps " << eps);
+    CHECK(std::isfinite(s));
+    CHECK(std::isfinite(m.noise().second_moment()));
+    CHECK(m.noise().realized_eps() <= eps * (1 + 1e-15));
+  }
+}
+
+TEST_CASE("staircase mechanisms: lattice and parameters", "[staircase]") {
+  const StaircaseMechanism st(-3, 7, 1.0, false);
+  CHECK(st.period() == st.lattice().steps);
+  CHECK(st.period() >= (1 << 20));
+  CHECK(st.period() < (1 << 21));
+  CHECK(std::exp2(std::round(std::log2(st.grid_step()))) == st.grid_step());
+  CHECK(std::abs(double(st.r()) / double(st.period()) - st.gamma()) <= 1.0 / double(st.period()));
+  CHECK(st.lattice().index(7) - st.lattice().index(-3) == st.period());
+  const DiscreteStaircaseMechanism ds(0, 100, 0.5, 2, true);
+  CHECK(ds.noise().period() == 50);
+  CHECK(ds.r() == labeldp::detail::optimal_staircase_r(0.5, 50));
+  CHECK(ds.gamma() == double(ds.r()) / 50);
+}
+
+TEST_CASE("staircase losses: closed forms match brute-force sums over the outputs", "[staircase]") {
+  const auto prior = FinitePrior<>::from_probabilities({-4.0, 0.0, 0.3, 2.6, 5.0, 9.75, 10.0, 13.0},
+                                                       {0.1, 0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.1});
+  for (double eps : {0.2, 1.0, 6.0})
+    for (bool clip : {false, true}) {
+      const DiscreteStaircaseMechanism m(0, 10, eps, 0.5, clip);
+      const auto& lat = m.lattice();
+      const std::int64_t K = std::int64_t(std::ceil(80 / eps)) * lat.steps + lat.steps;
+      double brute = 0;
+      for (labeldp::Index i = 0; i < prior.size(); ++i) {
+        const double y = prior.value(i);
+        const std::int64_t c = lat.index(y);
+        double s = 0;
+        for (std::int64_t z = -K; z <= K; ++z) s += m.noise().pmf(z) * std::pow(lat.output(c + z, clip) - y, 2);
+        brute += prior.probability(i) * s;
+      }
+      INFO("eps " << eps << " clip " << clip);
+      CHECK(m.expected_loss(prior) == Approx(brute).epsilon(1e-10));
+    }
+}
+
+TEST_CASE("staircase mechanisms reject each bad parameter", "[staircase]") {
+  CHECK_THROWS_WITH(StaircaseMechanism(0, 1, 0, true), "'eps' must be finite and positive, got 0");
+  CHECK_THROWS_WITH(StaircaseMechanism(0, 1, -1, true), "'eps' must be finite and positive, got -1");
+  CHECK_THROWS_WITH(StaircaseMechanism(0, 1, INFINITY, true), "'eps' must be finite and positive, got inf");
+  CHECK_THROWS_WITH(StaircaseMechanism(0, 1, 800, true),
+                    "'eps' must be in [1e-06, 700] for the staircase mechanism, got 800");
+  CHECK_THROWS_WITH(DiscreteStaircaseMechanism(0, 1, 1e-7, 0.5, true),
+                    "'eps' must be in [1e-06, 700] for the staircase mechanism, got 9.9999999999999995e-08");
+  CHECK_THROWS_WITH(StaircaseMechanism(1, 0, 1, true), "'lo' must be below 'hi', got lo = 1, hi = 0");
+  CHECK_THROWS_WITH(StaircaseMechanism(std::nan(""), 1, 1, true), Contains("'lo' must be finite"));
+  CHECK_THROWS_WITH(DiscreteStaircaseMechanism(0, 1, 1, 0.3, true),
+                    "'resolution' must divide hi - lo into 1 to 2^31 steps, got 0.29999999999999999 for [0, 1]");
+  CHECK_THROWS_WITH(DiscreteStaircaseMechanism(0, 1, 1, -2, true), "'resolution' must be finite and positive, got -2");
+  CHECK_THROWS_WITH(DiscreteStaircaseMechanism(0, 1, std::nan(""), 0.5, true), Contains("'eps' must be finite"));
+  SeededRandom gen(1);
+  CHECK_THROWS_WITH(DiscreteStaircaseMechanism(0, 1, 1, 0.5, true).sample(INFINITY, gen),
+                    Contains("'label' must be finite"));
+}
+
+TEST_CASE("discrete staircase sampler fits its exact pmf; an under-noised mutant does not",
+          "[.][statistical][staircase]") {
+  for (double eps : {0.05, 0.5, 2.0}) {
+    const DiscreteStaircaseMechanism m(0, 10, eps, 1, false), mutant(0, 10, 2 * eps, 1, false);
+    const std::int64_t K = std::int64_t(std::ceil(40 / eps)) * 10;
+    auto cell = [&](std::int64_t z) { return std::size_t(std::clamp(z, -K, K) + K); };
+    std::vector<double> probs(std::size_t(2 * K + 1), 0.0);
+    for (std::int64_t z = -K - 2000; z <= K + 2000; ++z) probs[cell(z)] += m.noise().pmf(z);
+    SeededRandom gen(31);
+    std::vector<long long> a(probs.size(), 0), b(probs.size(), 0);
+    for (int i = 0; i < 200000; ++i) {
+      ++a[cell(std::llround(m.sample(4.0, gen) - 4.0))];
+      ++b[cell(std::llround(mutant.sample(4.0, gen) - 4.0))];
+    }
+    double za = 0, zb = 0;
+    const bool ok = chi_square_passes(a, probs, &za), mut = chi_square_passes(b, probs, &zb);
+    INFO("eps " << eps << " z " << za << " mutant z " << zb);
+    CHECK(ok);
+    CHECK_FALSE(mut);
+  }
+}
+
+TEST_CASE("staircase sampler fits its exact lattice CDF (KS); an under-noised mutant does not",
+          "[.][statistical][staircase]") {
+  for (double eps : {0.5, 3.0}) {
+    const StaircaseMechanism m(0, 1, eps, false), mutant(0, 1, 2 * eps, false);
+    const auto& n = m.noise();
+    const double norm = 2 - n.q(0), g = m.grid_step();
+    auto F = [&](double x) {  // P(Z <= x) in lattice steps
+      const std::int64_t z = std::int64_t(std::floor(x));
+      return z >= 0 ? 1 - n.tail(z + 1) / norm : n.tail(-z) / norm;
+    };
+    const double y = 0.25, c = m.lattice().value(m.lattice().index(y));
+    SeededRandom gen(8);
+    std::vector<double> a, b;
+    for (int i = 0; i < 100000; ++i) {
+      a.push_back(std::round((m.sample(y, gen) - c) / g));
+      b.push_back(std::round((mutant.sample(y, gen) - c) / g));
+    }
+    const auto ks = labeldp::test::kolmogorov_smirnov(a, F), ks_mut = labeldp::test::kolmogorov_smirnov(b, F);
+    INFO("eps " << eps << " KS p " << ks.p_value << " mutant KS p " << ks_mut.p_value);
+    CHECK(ks.p_value > 1e-6);
+    CHECK(ks_mut.p_value < 1e-6);
+  }
+}
+
+TEST_CASE("staircase expected losses match Monte Carlo", "[.][statistical][staircase]") {
+  const auto prior =
+      FinitePrior<>::from_probabilities({-2.0, 0.0, 3.3, 7.0, 10.0, 12.5}, {0.1, 0.2, 0.2, 0.2, 0.2, 0.1});
+  for (bool clip : {false, true})
+    for (double eps : {0.5, 2.0}) {
+      const StaircaseMechanism st(0, 10, eps, clip);
+      const DiscreteStaircaseMechanism ds(0, 10, eps, 0.5, clip);
+      const auto [mc1, se1] = monte_carlo_loss(st, prior, 40000, 3);
+      const auto [mc2, se2] = monte_carlo_loss(ds, prior, 40000, 4);
+      INFO("clip " << clip << " eps " << eps << " staircase " << st.expected_loss(prior) << " MC " << mc1 << " +- "
+                   << se1 << "; discrete " << ds.expected_loss(prior) << " MC " << mc2 << " +- " << se2);
+      CHECK(std::abs(mc1 - st.expected_loss(prior)) <= 6 * se1);
+      CHECK(std::abs(mc2 - ds.expected_loss(prior)) <= 6 * se2);
+      if (!clip)  // the lattice loss is the ideal staircase variance up to the lattice (2^-20 relative)
+        CHECK(st.expected_loss(FinitePrior<>::from_probabilities({5.0}, {1.0})) ==
+              Approx(labeldp::staircase_variance(eps, st.gamma(), 10.0)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("staircase mechanisms: batch sampling equals single calls; mechanism files", "[staircase]") {
+  const StaircaseMechanism st(-1, 4, 1.5, true);
+  const DiscreteStaircaseMechanism ds(0, 10, 0.8, 0.25, false);
+  std::vector<double> in;
+  for (int i = 0; i < 500; ++i) in.push_back(-2 + 0.031 * i);
+  auto check = [&](const auto& m) {
+    std::vector<double> out(in.size());
+    SeededRandom g1(99), g2(99);
+    m.sample(std::span<const double>(in), std::span<double>(out), g1);
+    for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == m.sample(in[i], g2));
+  };
+  check(st);
+  check(ds);
+  const std::string j1 = st.to_json(), j2 = ds.to_json();
+  for (const char* f : {"\"format\":\"labeldp-mechanism\"", "\"version\":1", "\"mechanism\":\"staircase\"",
+                        "\"eps\":1.5", "\"delta\":0", "\"sensitivity\":5", "\"lo\":-1", "\"hi\":4", "\"clip\":true",
+                        "\"gamma\":", "\"r\":", "\"grid_step\":"})
+    CHECK_THAT(j1, Contains(f));
+  for (const char* f :
+       {"\"mechanism\":\"discrete-staircase\"", "\"clip\":false", "\"gamma\":", "\"r\":", "\"resolution\":0.25"})
+    CHECK_THAT(j2, Contains(f));
+}
