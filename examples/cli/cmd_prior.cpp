@@ -18,6 +18,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -172,6 +173,19 @@ void run(const Options& o) {
     }
   } else {
     throw InputError("no public support: give '--support FILE', or '--lo', '--hi' and '--resolution'");
+  }
+
+  // The library's exact two-sided geometric sampler takes 2 / (1 - alpha) Bernoulli draws per
+  // count on average (about 4/E for small E, about 35 ns each): refuse budgets for which that
+  // would not finish in about ten seconds, instead of hanging (alpha rounds to 1 below E ~ 1e-16).
+  constexpr double kMaxNoiseDraws = 3e8;
+  const double draws = double(disc->size()) * 2 / (1 - labeldp::private_histogram_alpha(eps));
+  if (!(draws <= kMaxNoiseDraws)) {
+    char expected[32];
+    std::snprintf(expected, sizeof expected, "%.2g", draws);
+    throw InputError("'--eps' " + o.eps + " is too small for the exact noise sampler on " +
+                     std::to_string(disc->size()) + " support points: about " + expected +
+                     " random draws expected, more than the limit of 3e8 (use a larger --eps or fewer support points)");
   }
 
   std::vector<std::int64_t> counts(std::size_t(disc->size()), 0);

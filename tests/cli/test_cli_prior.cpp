@@ -242,6 +242,13 @@ TEST_CASE("cli prior: bad flags are refused before reading input", "[cli][prior]
   require_bad_input(run("prior" + in + kGrid + " --eps inf"), "'--eps' must be a finite number, got 'inf'");
   require_bad_input(run("prior" + in + kGrid + " --eps abc"), "'--eps' must be a finite number, got 'abc'");
   require_bad_input(run("prior" + in + kGrid + " --eps 1 --seed 1.5"), "'--seed' must be an integer");
+  // Budgets so small that the exact sampler would run for minutes (or alpha rounds to 1).
+  require_bad_input(
+      run("prior" + in + kGrid + " --eps 1e-9"),
+      "'--eps' 1e-9 is too small for the exact noise sampler on 5 support points: about 2e+10 random draws");
+  require_bad_input(run("prior" + in + kGrid + " --eps 1e-300"),
+                    "'--eps' 1e-300 is too small for the exact noise sampler");
+  CHECK(run("prior" + in + kGrid + " --eps 1e300 --seed 1").status == 0);
   require_bad_input(run("prior" + in + " --eps 1 --lo 5 --hi 5 --resolution 1"),
                     "'--hi' must be greater than '--lo' (5), got '5'");
   require_bad_input(run("prior" + in + " --eps 1 --lo 9 --hi 1 --resolution 1"), "'--hi' must be greater than '--lo'");
