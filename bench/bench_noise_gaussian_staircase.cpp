@@ -1,0 +1,109 @@
+// Labels per second of the Gaussian and staircase baselines with the default SecureRandom
+// (ChaCha20 keyed from the OS), on 65,536 labels spread over [0, 5000] at eps = 0.1, 1 and 8
+// (delta = 1e-6 for the Gaussians; resolution 50 for the discrete ones; outputs clipped):
+//  - Batch: the span interface, sample(in, out, gen);
+//  - Single: one sample(y, gen) call per label.
+// Also the construction cost of each mechanism (sigma search and exact delta, optimal r).
+//
+// Target (issue 12): >= 20 M labels/s/core where achievable. Every sampler here is exact
+// (rational Bernoulli draws in 128-bit arithmetic, CKS 2020 Algorithms 1-3), which costs
+// several 64-bit random words per label; the figures are stated, not assumed.
+#include <benchmark/benchmark.h>
+
+#include <labeldp/core/random.hpp>
+#include <labeldp/mechanisms/gaussian.hpp>
+#include <labeldp/mechanisms/staircase.hpp>
+#include <span>
+#include <vector>
+
+namespace {
+
+const std::vector<double>& labels() {
+  static const std::vector<double> v = [] {
+    std::vector<double> x(65536);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 5000.0 * double((i * 2654435761u) % 65536) / 65536.0;
+    return x;
+  }();
+  return v;
+}
+
+double eps_of(const benchmark::State& state) { return double(state.range(0)) / 10.0; }
+
+template <typename M>
+void run_batch(benchmark::State& state, const M& m) {
+  const auto& in = labels();
+  std::vector<double> out(in.size());
+  labeldp::SecureRandom gen;
+  for (auto _ : state) {
+    m.sample(std::span<const double>(in), std::span<double>(out), gen);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+}
+
+template <typename M>
+void run_single(benchmark::State& state, const M& m) {
+  const auto& in = labels();
+  labeldp::SecureRandom gen;
+  double sink = 0;
+  for (auto _ : state) {
+    for (double y : in) sink += m.sample(y, gen);
+    benchmark::DoNotOptimize(sink);
+  }
+  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+}
+
+void BM_DiscreteGaussian_Batch(benchmark::State& state) {
+  run_batch(state, labeldp::DiscreteGaussianMechanism(0, 5000, eps_of(state), 1e-6, 50, true));
+}
+void BM_DiscreteGaussian_Single(benchmark::State& state) {
+  run_single(state, labeldp::DiscreteGaussianMechanism(0, 5000, eps_of(state), 1e-6, 50, true));
+}
+void BM_AnalyticGaussian_Batch(benchmark::State& state) {
+  run_batch(state, labeldp::AnalyticGaussianMechanism(0, 5000, eps_of(state), 1e-6, true));
+}
+void BM_AnalyticGaussian_Single(benchmark::State& state) {
+  run_single(state, labeldp::AnalyticGaussianMechanism(0, 5000, eps_of(state), 1e-6, true));
+}
+void BM_Staircase_Batch(benchmark::State& state) {
+  run_batch(state, labeldp::StaircaseMechanism(0, 5000, eps_of(state), true));
+}
+void BM_Staircase_Single(benchmark::State& state) {
+  run_single(state, labeldp::StaircaseMechanism(0, 5000, eps_of(state), true));
+}
+void BM_DiscreteStaircase_Batch(benchmark::State& state) {
+  run_batch(state, labeldp::DiscreteStaircaseMechanism(0, 5000, eps_of(state), 50, true));
+}
+void BM_DiscreteStaircase_Single(benchmark::State& state) {
+  run_single(state, labeldp::DiscreteStaircaseMechanism(0, 5000, eps_of(state), 50, true));
+}
+
+#define LABELDP_NOISE_BENCH(name) BENCHMARK(name)->Arg(1)->Arg(10)->Arg(80)->Unit(benchmark::kMillisecond)
+LABELDP_NOISE_BENCH(BM_DiscreteGaussian_Batch);
+LABELDP_NOISE_BENCH(BM_DiscreteGaussian_Single);
+LABELDP_NOISE_BENCH(BM_AnalyticGaussian_Batch);
+LABELDP_NOISE_BENCH(BM_AnalyticGaussian_Single);
+LABELDP_NOISE_BENCH(BM_Staircase_Batch);
+LABELDP_NOISE_BENCH(BM_Staircase_Single);
+LABELDP_NOISE_BENCH(BM_DiscreteStaircase_Batch);
+LABELDP_NOISE_BENCH(BM_DiscreteStaircase_Single);
+
+// Construction: the sigma search with exact deltas (Gaussians), the optimal plateau (staircases).
+void BM_Construct_DiscreteGaussian(benchmark::State& state) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(labeldp::DiscreteGaussianMechanism(0, 5000, eps_of(state), 1e-6, 50, true).sigma());
+}
+void BM_Construct_AnalyticGaussian(benchmark::State& state) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(labeldp::AnalyticGaussianMechanism(0, 5000, eps_of(state), 1e-6, true).sigma());
+}
+void BM_Construct_Staircase(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(labeldp::StaircaseMechanism(0, 5000, eps_of(state), true).r());
+}
+LABELDP_NOISE_BENCH(BM_Construct_DiscreteGaussian);
+LABELDP_NOISE_BENCH(BM_Construct_AnalyticGaussian);
+LABELDP_NOISE_BENCH(BM_Construct_Staircase);
+
+}  // namespace
+
+BENCHMARK_MAIN();
