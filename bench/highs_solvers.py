@@ -34,6 +34,7 @@ from scipy.optimize import linprog
 EPS_LIST = [1, 2, 3, 4, 8, 12]
 GRIDS = [("uniform214", 51), ("uniform214", 214), ("uniform214z", 51), ("lognormal401", 401),
          ("weeks52", 52), ("weeks52", 416), ("weeks52", 1664)]
+BIASED = [("weeks52", 20), ("uniform214z", 5), ("lognormal401", 20)]
 
 
 def all_cases():
@@ -41,7 +42,7 @@ def all_cases():
     cases = [f"grid/{p}/n{n}/eps{e}" for p, n in GRIDS for e in EPS_LIST]
     cases += [f"continuous/{p}/eps{e}" for p in ["uniform214", "uniform214z", "lognormal401", "weeks52"]
               for e in EPS_LIST]
-    cases += [f"biased/weeks52/B20/eps{e}" for e in EPS_LIST]
+    cases += [f"biased/{p}/B{b}/eps{e}" for p, b in BIASED for e in EPS_LIST]
     return cases
 
 
