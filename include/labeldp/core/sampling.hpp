@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -55,7 +56,7 @@ bool bernoulli(double p, G& gen) {
   if (p == 1) return true;
   constexpr double two64 = 18446744073709551616.0;  // 2^64: scaling by it is exact
   while (p > 0) {
-    const double scaled = p * two64;                   // < 2^64
+    const double scaled = p * two64;                             // < 2^64
     const std::uint64_t q = static_cast<std::uint64_t>(scaled);  // floor (scaled >= 0)
     const std::uint64_t u = random_u64(gen);
     if (u < q) return true;
@@ -92,6 +93,296 @@ std::int64_t two_sided_geometric(double alpha, G& gen) {
   const std::int64_t b = geometric();
   return a - b;
 }
+
+namespace detail {
+
+/// Random bits taken a few at a time from 64-bit draws, so that an exact Bernoulli draw costs
+/// 2 to 8 bits instead of a 64-bit word. A pool lives for one sample only (a batch then
+/// draws exactly what repeated single calls draw).
+template <std::uniform_random_bit_generator G>
+class BitPool {
+ public:
+  explicit BitPool(G& gen) : m_gen(gen) {}
+
+  bool bit() {
+    if (m_left == 0) {
+      m_buf = random_u64(m_gen);
+      m_left = 64;
+    }
+    const bool b = (m_buf & 1) != 0;
+    m_buf >>= 1;
+    --m_left;
+    return b;
+  }
+
+  /// k uniformly random bits, 0 <= k <= 64.
+  std::uint64_t bits(unsigned k) {
+    if (k == 0) return 0;
+    if (k <= m_left) {
+      const std::uint64_t v = k == 64 ? m_buf : (m_buf & ((std::uint64_t(1) << k) - 1));
+      m_buf = k == 64 ? 0 : (m_buf >> k);
+      m_left -= k;
+      return v;
+    }
+    const unsigned have = m_left;
+    const std::uint64_t low = m_buf;  // `have` bits
+    m_buf = random_u64(m_gen);
+    m_left = 64;
+    return low | (bits(k - have) << have);
+  }
+
+  /// Uniform on {0, ..., n-1}, exactly (rejection on the smallest number of bits), n >= 1.
+  std::uint64_t uniform(std::uint64_t n) {
+    if (n <= 1) return 0;
+    const unsigned k = unsigned(std::bit_width(n - 1));
+    for (;;) {
+      const std::uint64_t v = bits(k);
+      if (v < n) return v;
+    }
+  }
+
+  /// True with probability exactly num/den (den >= 1): random bits compared lazily with the
+  /// binary expansion of num/den computed by long division; two bits expected.
+  bool bernoulli(std::uint64_t num, std::uint64_t den) {
+    if (num == 0) return false;
+    if (num >= den) return true;
+    // num < den <= 2^64 - 1: r < den, so 2r may need 65 bits; keep it in 128.
+    u128 r = num;
+    for (;;) {
+      r <<= 1;
+      const bool b = r >= den;
+      if (b) r -= den;
+      const bool x = bit();
+      if (x != b) return b;      // first differing bit: uniform < p exactly when p's bit is 1
+      if (r == 0) return false;  // p's expansion ended: the uniform is >= p
+    }
+  }
+
+  /// True with probability exactly \f$m / 2^k\f$, \f$m \le 2^k\f$, k <= 63: random bits compared
+  /// with m's bits from the top, 8 at a time (one unpredictable branch per draw, not one per bit).
+  bool bernoulli_dyadic(std::uint64_t m, unsigned k) {
+    if (m == 0) return false;
+    if (k < 64 && (m >> k) != 0) return true;            // m >= 2^k
+    const std::uint64_t w = k == 0 ? 0 : m << (64 - k);  // the first 64 bits of m / 2^k
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
+      if (c != b) return c < b;
+    }
+    return false;  // all 64 bits equal: the uniform is >= m / 2^k, whose expansion ends here
+  }
+
+  /// True with probability exactly 1/k, k >= 1: 8-bit chunks of random bits compared with the
+  /// expansion of 1/k, whose words come from long division (a table for k <= 64).
+  bool bernoulli_inverse(std::uint64_t k) {
+    if (k <= 1) return true;
+    u128 rem = 1;  // 1/k = sum of words w_i 2^(-64 i): w = floor(rem 2^64 / k)
+    for (;;) {
+      const u128 scaled = rem << 64;
+      const std::uint64_t w = std::uint64_t(scaled / k);
+      rem = scaled % k;
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
+        if (c != b) return c < b;
+      }
+      if (rem == 0) return false;
+    }
+  }
+
+  /// True with probability exactly \f$e^{-m/2^k}\f$ for \f$m \le 2^k\f$, k <= 63 (Canonne,
+  /// Kamath and Steinke 2020, Algorithm 1, \f$\gamma \le 1\f$, with dyadic \f$\gamma\f$).
+  bool bernoulli_exp_neg_dyadic(std::uint64_t m, unsigned k) {
+    std::uint64_t j = 1;
+    while (bernoulli_dyadic(m, k) && (j == 1 || bernoulli_inverse(j))) ++j;
+    return (j & 1) == 1;
+  }
+
+  /// True with probability exactly \f$e^{-n/d}\f$ for \f$0 \le n \le d\f$ (Canonne, Kamath and
+  /// Steinke 2020, Algorithm 1, \f$\gamma \le 1\f$): K = number of successes of
+  /// Bernoulli(\f$\gamma/k\f$), k = 1, 2, ..., before the first failure; true iff K is even.
+  /// Bernoulli(\f$\gamma/k\f$) is drawn as Bernoulli(n/d) and Bernoulli(1/k) (no overflow).
+  bool bernoulli_exp_neg(std::uint64_t n, std::uint64_t d) {
+    std::uint64_t k = 1;
+    while (bernoulli(n, d) && (k == 1 || bernoulli_inverse(k))) ++k;
+    return (k & 1) == 1;
+  }
+
+  /// True with probability exactly \f$e^{-s/t}\f$ for any s >= 0, t >= 1 (Algorithm 1 of
+  /// Canonne, Kamath and Steinke 2020, \f$\gamma > 1\f$: \f$\lfloor\gamma\rfloor\f$ draws of
+  /// Bernoulli(\f$e^{-1}\f$), stopping at the first failure, then the fractional part).
+  bool bernoulli_exp_neg_any(std::uint64_t s, std::uint64_t t) {
+    for (std::uint64_t i = s / t; i > 0; --i)
+      if (!bernoulli_exp_neg(1, 1)) return false;
+    return bernoulli_exp_neg(s % t, t);
+  }
+
+ private:
+  G& m_gen;
+  std::uint64_t m_buf = 0;
+  unsigned m_left = 0;
+};
+
+}  // namespace detail
+
+/// True with probability exactly `num / den` (den >= 1; num >= den gives true).
+template <std::uniform_random_bit_generator G>
+bool bernoulli_rational(std::uint64_t num, std::uint64_t den, G& gen) {
+  detail::BitPool<G> pool(gen);
+  return pool.bernoulli(num, den);
+}
+
+/// True with probability exactly \f$e^{-n/d}\f$ for integers n >= 0, d >= 1 (Canonne, Kamath and
+/// Steinke 2020, Algorithm 1): only exact rational Bernoulli draws; O(1) expected work.
+/// \throws std::invalid_argument when d is 0.
+template <std::uniform_random_bit_generator G>
+bool bernoulli_exp_neg(std::uint64_t n, std::uint64_t d, G& gen) {
+  if (d == 0) throw std::invalid_argument("'d' must be at least 1, got 0");
+  detail::BitPool<G> pool(gen);
+  return pool.bernoulli_exp_neg_any(n, d);
+}
+
+/// The discrete Laplace (two-sided geometric) distribution
+/// \f$\Pr[Z = z] = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}\f$, \f$\alpha = e^{-\gamma}\f$, with a
+/// rational \f$\gamma = s/t\f$, sampled exactly in O(1) expected time for every scale
+/// (Canonne, Kamath and Steinke 2020, "The Discrete Gaussian for Differential Privacy",
+/// Algorithms 1 and 2): the magnitude, geometric of ratio \f$e^{-\gamma}\f$, is a truncated
+/// geometric part on a block of \f$L \approx 1/\gamma\f$ values (uniform, kept with probability
+/// \f$e^{-\gamma U}\f$) plus L times a geometric part of ratio \f$e^{-\gamma L}\f$, and a fair
+/// sign (rejecting \f$-0\f$) makes it two-sided. Every step is an exact Bernoulli draw of a
+/// rational or of \f$e^{-\text{rational}}\f$, so the realized distribution is exactly the
+/// stated one (no floating-point \f$u < p\f$, no floating-point inverse CDF, which leak: Mironov
+/// 2012). The expected number of rounds is below 2.5 whatever \f$s/t\f$ is, and the work never
+/// depends on the value the noise is added to.
+///
+/// Why \f$\gamma\f$ is rational: \f$\alpha = e^{-\gamma}\f$ is then irrational, but
+/// Bernoulli(\f$e^{-\gamma}\f$) draws are exact and cheap (bernoulli_exp_neg()), whereas for a
+/// dyadic \f$\alpha\f$ the block probability \f$\alpha^L\f$ has L times as many bits.
+///
+/// \code{.cpp}
+/// // eps-DP noise for an integer query of sensitivity 10:
+/// auto noise = labeldp::DiscreteLaplace::for_privacy(0.5, 10);
+/// labeldp::SecureRandom gen;
+/// std::int64_t z = noise(gen);
+/// \endcode
+class DiscreteLaplace {
+ public:
+  /// \f$\gamma = s / t\f$.
+  /// \throws std::invalid_argument unless 1 <= s < 2^63 and 1 <= t <= 2^63.
+  DiscreteLaplace(std::uint64_t s, std::uint64_t t) : m_s(s), m_t(t) {
+    constexpr std::uint64_t kMax = std::uint64_t(1) << 63;
+    if (s < 1 || s >= kMax) detail::fail_parameter("s", "must be in [1, 2^63)", double(s));
+    if (t < 1 || t > kMax) detail::fail_parameter("t", "must be in [1, 2^63]", double(t));
+  }
+
+  /// The distribution that makes an integer query of L1 sensitivity `sensitivity` (an integer
+  /// >= 1) eps-DP: \f$\gamma = s/t\f$ is the largest fraction with \f$t = 2^{k}\f$ (k <= 62, as
+  /// large as fits) not above \f$\varepsilon'/\Delta\f$, \f$\varepsilon' = \varepsilon -
+  /// \max(2^{-40}\varepsilon, 2^{-48})\f$, so the realized guarantee \f$\Delta\,s/t <
+  /// \varepsilon\f$ holds exactly (rounded towards more noise, never less; the relative loss
+  /// is below \f$2^{-20}\f$, typically about \f$2^{-40}\f$).
+  /// \throws std::invalid_argument for a bad eps, a sensitivity that is not an integer in
+  ///         [1, 2^53], or \f$\varepsilon/\Delta\f$ outside \f$[2^{-42}, 2^{62}]\f$ (noise too wide
+  ///         to represent its scale to 20 bits, or too narrow to be distinguishable from none).
+  static DiscreteLaplace for_privacy(double eps, double sensitivity) {
+    validate_epsilon(eps);
+    if (!(sensitivity >= 1 && sensitivity <= 9007199254740992.0) || sensitivity != std::floor(sensitivity))
+      detail::fail_parameter("sensitivity", "must be an integer in [1, 2^53]", sensitivity);
+    const double ratio = eps / sensitivity;
+    if (!(ratio >= std::ldexp(1.0, -42) && ratio <= std::ldexp(1.0, 62)))
+      throw std::invalid_argument("'eps' / sensitivity must be in [2^-42, 2^62], got eps = " +
+                                  detail::format_number(eps) + ", sensitivity = " + detail::format_number(sensitivity));
+    // Target a little below eps (relative 2^-40, absolute 2^-48; the difference is exact in
+    // doubles), so that floating-point audits of matrices built from this distribution, whose
+    // roundoff is ~1e-16, still come out <= eps.
+    const double target = eps - std::max(std::ldexp(eps, -40), std::ldexp(1.0, -48));
+    const auto delta = static_cast<std::uint64_t>(sensitivity);
+    for (int k = 62;; --k) {
+      // floor(x 2^k / Delta) = floor(floor(x 2^k) / Delta) for an integer Delta; x 2^k < 2^125.
+      const double scaled = std::floor(std::ldexp(target, k));
+      const detail::u128 num = static_cast<detail::u128>(scaled);
+      const detail::u128 s = num / delta;
+      if (s < (detail::u128(1) << 63)) {
+        std::uint64_t ss = std::uint64_t(s), t = std::uint64_t(1) << k;
+        while ((ss & 1) == 0 && t > 1) {
+          ss >>= 1;
+          t >>= 1;
+        }
+        return DiscreteLaplace(ss, t);
+      }
+    }
+  }
+
+  /// Numerator s of \f$\gamma = s/t\f$.
+  std::uint64_t s() const { return m_s; }
+  /// Denominator t of \f$\gamma = s/t\f$.
+  std::uint64_t t() const { return m_t; }
+  /// \f$\gamma = s/t\f$ (rounded to long double).
+  long double gamma() const { return static_cast<long double>(m_s) / static_cast<long double>(m_t); }
+  /// \f$\alpha = e^{-\gamma}\f$ (rounded), for pmfs and losses; sampling never uses it.
+  long double alpha() const { return std::exp(-gamma()); }
+  /// The scale \f$1/\gamma\f$ in units of the integer lattice.
+  long double scale() const { return static_cast<long double>(m_t) / static_cast<long double>(m_s); }
+  /// \f$\Delta\,\gamma\f$, the exact guarantee for sensitivity \f$\Delta\f$, rounded up to a double.
+  double realized_epsilon(double sensitivity) const {
+    const long double e = static_cast<long double>(sensitivity) * gamma();
+    double d = double(e);
+    if (static_cast<long double>(d) < e) d = std::nextafter(d, std::numeric_limits<double>::infinity());
+    return std::nextafter(d, std::numeric_limits<double>::infinity());  // one more ulp covers long double roundoff
+  }
+  /// \f$\Pr[Z = z]\f$.
+  long double pmf(std::int64_t z) const {
+    const long double a = alpha();
+    const long double mag = z < 0 ? -static_cast<long double>(z) : static_cast<long double>(z);
+    return -std::expm1(-gamma()) / (1 + a) * std::exp(-gamma() * mag);
+  }
+  /// \f$\Pr[Z \le z]\f$.
+  long double cdf(std::int64_t z) const {
+    const long double a = alpha();
+    if (z < 0) return std::exp(-gamma() * -static_cast<long double>(z)) / (1 + a);
+    return 1 - std::exp(-gamma() * static_cast<long double>(z + 1)) / (1 + a);
+  }
+  /// \f$E[Z^2] = 2\alpha/(1-\alpha)^2\f$.
+  long double second_moment() const {
+    const long double om = -std::expm1(-gamma());
+    return 2 * alpha() / (om * om);
+  }
+
+  /// One exact draw. The magnitude \f$Y\f$, geometric of ratio \f$e^{-\gamma}\f$, is split as in
+  /// Canonne, Kamath and Steinke 2020, Algorithm 2, into \f$Y = U + L V\f$ with the block
+  /// \f$L = \max(1, \lfloor t/s \rfloor)\f$: U uniform on {0..L-1} kept with probability
+  /// \f$e^{-\gamma U}\f$ (so U is truncated geometric), V geometric of ratio \f$e^{-\gamma L}\f$
+  /// (\f$\gamma L \le 1\f$ unless L = 1); the sign is a fair bit, -0 rejected. Every draw is an
+  /// exact Bernoulli of a rational or of \f$e^{-\text{rational}}\f$; about 1.5 to 2.5 rounds
+  /// and 70 random bits are expected whatever the scale.
+  template <std::uniform_random_bit_generator G>
+  std::int64_t operator()(G& gen) const {
+    detail::BitPool<G> pool(gen);
+    for (;;) {
+      const std::uint64_t u = m_block == 1 ? 0 : pool.uniform(m_block);
+      if (u != 0 && !exp_neg(pool, m_s * u)) continue;  // s u < s L <= t
+      std::uint64_t v = 0;
+      while (exp_neg(pool, m_s * m_block)) ++v;  // s L <= t, or L = 1
+      const detail::u128 y = detail::u128(u) + detail::u128(m_block) * v;
+      const bool negative = pool.bit();
+      if (negative && y == 0) continue;
+      // |y| >= 2^63 has probability below e^-(2^20): saturate rather than wrap.
+      const std::int64_t mag =
+          y >= (detail::u128(1) << 63) ? std::numeric_limits<std::int64_t>::max() : std::int64_t(y);
+      return negative ? -mag : mag;
+    }
+  }
+
+ private:
+  // Bernoulli(e^{-n/t}); t is a power of two for every DiscreteLaplace from for_privacy().
+  template <typename Pool>
+  bool exp_neg(Pool& pool, std::uint64_t n) const {
+    if (m_log2_t >= 0 && n <= m_t) return pool.bernoulli_exp_neg_dyadic(n, unsigned(m_log2_t));
+    return pool.bernoulli_exp_neg_any(n, m_t);
+  }
+
+  std::uint64_t m_s, m_t;
+  std::uint64_t m_block = m_s == 0 ? 1 : std::max<std::uint64_t>(1, m_t / m_s);  // s = 0 is rejected
+  int m_log2_t = std::has_single_bit(m_t) && m_t <= (std::uint64_t(1) << 63) ? int(std::countr_zero(m_t)) : -1;
+};
 
 /// Exact categorical sampling in O(1) per draw (Walker's alias method in integer arithmetic).
 ///
@@ -193,8 +484,14 @@ class DiscreteDistribution {
       }
     }
     // Exact arithmetic leaves every remaining column exactly full.
-    for (std::size_t i : large) { m_threshold[i] = m_total; m_alias[i] = Index(i); }
-    for (std::size_t i : small) { m_threshold[i] = m_total; m_alias[i] = Index(i); }
+    for (std::size_t i : large) {
+      m_threshold[i] = m_total;
+      m_alias[i] = Index(i);
+    }
+    for (std::size_t i : small) {
+      m_threshold[i] = m_total;
+      m_alias[i] = Index(i);
+    }
   }
 
   std::vector<detail::u128> m_weights;
