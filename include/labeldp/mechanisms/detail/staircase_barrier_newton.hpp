@@ -1,0 +1,335 @@
+/// \file
+/// The Newton system of the staircase interior point (StaircaseBarrier in staircase_barrier.hpp;
+/// the LPs of Badanidiyuru et al. 2023, Alg. 1, and Ghazi et al. 2023, LP (2)): per output an
+/// arrow-matrix barrier Hessian inverted in O(k); the normal matrix of the coupling rows,
+/// factorized densely (one rank-n update, then Cholesky) or by the Woodbury identity with
+/// iterative refinement against it; Mehrotra's and Gondzio's correctors' right-hand sides; and
+/// the direction, in passes over the outputs. Member functions of StaircaseBarrier.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "labeldp/mechanisms/detail/staircase_barrier.hpp"
+
+namespace labeldp::detail {
+
+/// Arrow-matrix data and the normal matrix of the coupling rows; false on breakdown.
+/// `dropped` (optional, n flags): outputs whose variables are held at zero (their blocks
+/// leave the normal matrix).
+inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
+  const Index k = m_k, n = m_n, m = m_m;
+  // Per output (one pass over each column): dU = lU / U, dG = lG / G, Dinv = 1 / (dU + dG),
+  // q = dG Dinv, gamma = dT + w^2 sum dG dU / D (written through q).
+  m_Dinv.resize(k, n);
+  m_q.resize(k, n);
+  m_gamma.resize(n);
+  for (Index o = 0; o < n; ++o) {
+    auto Dinv = m_Dinv.col(o);
+    auto q = m_q.col(o);
+    q = m_lG.col(o).cwiseQuotient(m_G.col(o));                          // dG
+    Dinv = (m_lU.col(o).cwiseQuotient(m_U.col(o)) + q).cwiseInverse();  // 1 / (dU + dG)
+    q = q.cwiseProduct(Dinv);
+    m_gamma[o] = m_lT[o] / m_T[o] + m_w * m_w * q.dot(m_lU.col(o).cwiseQuotient(m_U.col(o)));
+  }
+  if (dropped)
+    for (Index o = 0; o < n; ++o)
+      if ((*dropped)[std::size_t(o)]) {
+        m_Dinv.col(o).setZero();
+        m_q.col(o).setZero();
+        m_gamma[o] = std::numeric_limits<double>::infinity();
+      }
+  if (m_bounded) m_Hz = m_lz.cwiseQuotient(m_z) + m_lzb.cwiseQuotient(m_zb);
+  // F: column o = [f_o; x_o f_o] / sqrt(gamma_o), f_o = low + w q_o.
+  m_F.resize(m, n);
+  for (Index o = 0; o < n; ++o) {
+    const double g = 1 / std::sqrt(m_gamma[o]);
+    m_F.col(o).head(k) = (m_low + m_w * m_q.col(o).array()) * g;
+    if (m_bias) m_F.col(o).tail(k) = m_x[o] * m_F.col(o).head(k);
+  }
+  m_E1 = m_Dinv.rowwise().sum();
+  if (m_bias) {
+    m_E2 = m_Dinv * m_x;
+    m_E3 = m_Dinv * m_x.cwiseProduct(m_x);
+    if (m_bounded) m_E3 += m_Hz.cwiseInverse();
+  }
+  if (!m_F.allFinite() || !m_E1.allFinite()) return false;
+  m_dense_ready = false;
+  m_woodbury = n < m && !m_woodbury_failed;
+  if (m_woodbury) {
+    // Block-diagonal part's inverse (per label a 2 x 2 block [E1 E2; E2 E3]).
+    m_Dg11.resize(k);
+    m_Dg12.resize(k);
+    m_Dg22.resize(k);
+    bool ok = true;
+    for (Index y = 0; y < k; ++y) {
+      if (m_bias) {
+        const double det = m_E1[y] * m_E3[y] - m_E2[y] * m_E2[y];
+        if (!(det > 1e-15 * m_E1[y] * m_E3[y])) ok = false;
+        m_Dg11[y] = m_E3[y] / det;
+        m_Dg12[y] = -m_E2[y] / det;
+        m_Dg22[y] = m_E1[y] / det;
+      } else {
+        m_Dg11[y] = 1 / m_E1[y];
+      }
+    }
+    if (ok) {
+      apply_Dg_inverse(m_F, m_GF);
+      Eigen::MatrixXd C = Eigen::MatrixXd::Identity(n, n);
+      C.noalias() += m_F.transpose() * m_GF;
+      m_small.compute(C);
+      if (m_small.info() == Eigen::Success) return true;
+    }
+    m_woodbury = false;
+  }
+  return factorize_dense();
+}
+
+/// Dense factorization of the normal matrix: S = F F^T (one rank-n update) plus the
+/// per-label blocks, then Cholesky.
+inline bool StaircaseBarrier::factorize_dense() {
+  const Index k = m_k, m = m_m;
+  m_dense_ready = true;
+  Eigen::MatrixXd S = Eigen::MatrixXd::Zero(m, m);
+  S.selfadjointView<Eigen::Lower>().rankUpdate(m_F);
+  S.diagonal().head(k) += m_E1;
+  if (m_bias) {
+    S.diagonal().tail(k) += m_E3;
+    for (Index y = 0; y < k; ++y) S(k + y, y) += m_E2[y];
+  }
+  // A relative diagonal shift if roundoff broke positivity (the iterate is then near the
+  // end; the refinement in solve_S() works against the unshifted S).
+  for (double shift = 0;; shift = shift == 0 ? 1e-14 : shift * 100) {
+    if (shift > 0) S.diagonal().array() += shift * S.diagonal().cwiseAbs().maxCoeff();
+    m_dense.compute(S);
+    if (m_dense.info() == Eigen::Success) return true;
+    if (shift > 1e-6) return false;
+  }
+}
+
+/// out = Dg^{-1} in (columnwise; Dg the per-label 2 x 2 block part of the normal matrix).
+inline void StaircaseBarrier::apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const {
+  const Index k = m_k;
+  out.resize(in.rows(), in.cols());
+  if (!m_bias) {
+    out = m_Dg11.asDiagonal() * in;
+    return;
+  }
+  out.topRows(k) = m_Dg11.asDiagonal() * in.topRows(k) + m_Dg12.asDiagonal() * in.bottomRows(k);
+  out.bottomRows(k) = m_Dg12.asDiagonal() * in.topRows(k) + m_Dg22.asDiagonal() * in.bottomRows(k);
+}
+
+/// S v exactly (block part plus F F^T).
+inline Eigen::VectorXd StaircaseBarrier::apply_S(const Eigen::VectorXd& v) const {
+  const Index k = m_k;
+  Eigen::VectorXd out = m_F * (m_F.transpose() * v);
+  out.head(k) += m_E1.cwiseProduct(v.head(k));
+  if (m_bias) {
+    out.head(k) += m_E2.cwiseProduct(v.tail(k));
+    out.tail(k) += m_E2.cwiseProduct(v.head(k)) + m_E3.cwiseProduct(v.tail(k));
+  }
+  return out;
+}
+
+/// Solves S x = r: Woodbury with iterative refinement against S itself; if that does not
+/// reach roundoff level (the per-label blocks are nearly singular near the optimum), the
+/// dense factorization is used from then on.
+inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
+  const double rn = std::max(r.cwiseAbs().maxCoeff(), 1e-300);
+  if (m_woodbury) {
+    auto once = [&](const Eigen::VectorXd& b) {
+      Eigen::MatrixXd Db;
+      apply_Dg_inverse(b, Db);
+      const Eigen::VectorXd t = m_small.solve(m_GF.transpose() * b);
+      return Eigen::VectorXd(Db.col(0) - m_GF * t);
+    };
+    Eigen::VectorXd x = once(r);
+    for (int pass = 0; pass < 3; ++pass) {
+      const Eigen::VectorXd res = r - apply_S(x);
+      const double e = res.cwiseAbs().maxCoeff();
+      if (e <= 1e-12 * rn && x.allFinite()) return x;
+      x += once(res);
+    }
+    if ((r - apply_S(x)).cwiseAbs().maxCoeff() <= 1e-10 * rn && x.allFinite()) return x;
+    m_woodbury = false;
+    m_woodbury_failed = true;
+  }
+  if (!m_dense_ready) factorize_dense();
+  Eigen::VectorXd x = m_dense.solve(r);
+  for (int pass = 0; pass < 2; ++pass) {
+    const Eigen::VectorXd res = r - apply_S(x);
+    if (res.cwiseAbs().maxCoeff() <= 1e-13 * rn) break;
+    x += m_dense.solve(res);
+  }
+  return x;
+}
+
+/// Complementarity rhs: target - s lambda (- ds_aff dlambda_aff for Mehrotra's corrector).
+inline void StaircaseBarrier::complementarity_rhs(double target, const Direction* aff, Direction& d) const {
+  d.rT = (target - m_T.array() * m_lT.array()).matrix();
+  d.rU = (target - m_U.array() * m_lU.array()).matrix();
+  d.rG = (target - m_G.array() * m_lG.array()).matrix();
+  if (m_bounded) {
+    d.rz = (target - m_z.array() * m_lz.array()).matrix();
+    d.rzb = (target - m_zb.array() * m_lzb.array()).matrix();
+  }
+  if (aff) {
+    d.rT -= aff->dT.cwiseProduct(aff->dlT);
+    d.rU -= aff->dU.cwiseProduct(aff->dlU);
+    const Eigen::MatrixXd& dG = aff->dG;
+    d.rG -= dG.cwiseProduct(aff->dlG);
+    if (m_bounded) {
+      d.rz -= aff->dz.cwiseProduct(aff->dlz);
+      d.rzb += aff->dz.cwiseProduct(aff->dlzb);  // d(zb) = -dz
+    }
+  }
+}
+
+/// Gondzio's corrector rhs from direction d taken with trial steps; false if nothing to correct.
+inline bool StaircaseBarrier::gondzio_rhs(const Direction& d, double ap, double ad, double target, Direction& g) const {
+  const double lo = 0.1 * target, hi = 10 * target;
+  auto correction = [&](double v) { return v < lo ? lo - v : (v > hi ? std::max(hi - v, -hi) : 0.0); };
+  g.rT = d.rT;
+  g.rz = d.rz;
+  g.rzb = d.rzb;
+  g.rU = d.rU;
+  g.rG = d.rG;
+  bool any = false;
+  auto fix = [&](const auto& s, const auto& ds, const auto& l, const auto& dl, auto& r) {
+    for (Index j = 0; j < r.cols(); ++j)
+      for (Index i = 0; i < r.rows(); ++i) {
+        const double v = (s(i, j) + ap * ds(i, j)) * (l(i, j) + ad * dl(i, j));
+        const double c = correction(v);
+        if (c != 0) any = true;
+        r(i, j) += c;
+      }
+  };
+  fix(m_T, d.dT, m_lT, d.dlT, g.rT);
+  fix(m_U, d.dU, m_lU, d.dlU, g.rU);
+  fix(m_G, d.dG, m_lG, d.dlG, g.rG);
+  if (m_bounded) {
+    fix(m_z, d.dz, m_lz, d.dlz, g.rz);
+    const Eigen::VectorXd mdz = -d.dz;
+    fix(m_zb, mdz, m_lzb, d.dlzb, g.rzb);
+  }
+  return any;
+}
+
+/// Solves H [a; w] = [rho; r] for every output (arrow matrices), in place: rhoT -> dT, R -> dU.
+inline void StaircaseBarrier::arrow_solve(Eigen::VectorXd& rhoT, Eigen::MatrixXd& R) const {
+  for (Index o = 0; o < m_n; ++o) {
+    const double a = (rhoT[o] + m_w * m_q.col(o).dot(R.col(o))) / m_gamma[o];
+    R.col(o) = R.col(o).cwiseProduct(m_Dinv.col(o)) + (m_w * a) * m_q.col(o);
+    rhoT[o] = a;
+  }
+}
+
+/// The Newton direction for the complementarity rhs in d (rT, rU, rG, rz, rzb).
+///
+/// Written as passes over the outputs, each touching one column of every k x n array once
+/// (the whole-matrix expressions this replaced made a dozen k x n temporaries per call, which
+/// cost more than the factorization on k = 52, n = 416).
+inline void StaircaseBarrier::direction(Direction& d) {
+  const Index k = m_k, n = m_n;
+  // Pass 1, per output: g = r_d - G^T rho (rho_i = r_i / s_i), x0 = -H^{-1} g by the arrow
+  // solve, kept in d.dT and d.dU, and A x0.
+  d.dU.resize(k, n);
+  d.dT.resize(n);
+  Eigen::VectorXd Ax0 = Eigen::VectorXd::Zero(m_m);
+  double sum_T = 0, sum_xT = 0;
+  for (Index o = 0; o < n; ++o) {
+    auto x = d.dU.col(o);
+    x = d.rG.col(o).cwiseQuotient(m_G.col(o));  // rho_G
+    const double sum_rho_G = x.sum();
+    x = (d.rU.col(o).cwiseQuotient(m_U.col(o)) - x) - m_rdU.col(o);  // -g_U
+    const double minus_gT = d.rT[o] / m_T[o] + m_w * sum_rho_G - m_rdT[o];
+    const double a = (minus_gT + m_w * m_q.col(o).dot(x)) / m_gamma[o];
+    x = x.cwiseProduct(m_Dinv.col(o)) + (m_w * a) * m_q.col(o);
+    d.dT[o] = a;
+    Ax0.head(k) += x;
+    sum_T += a;
+    if (m_bias) {
+      Ax0.tail(k) += m_x[o] * x;
+      sum_xT += m_x[o] * a;
+    }
+  }
+  Ax0.head(k).array() += m_low * sum_T;
+  Eigen::VectorXd x0z;
+  if (m_bias) Ax0.tail(k).array() += m_low * sum_xT;
+  if (m_bounded) {
+    x0z = (d.rz.cwiseQuotient(m_z) - d.rzb.cwiseQuotient(m_zb) - m_rdz).cwiseQuotient(m_Hz);
+    Ax0.tail(k) += x0z;
+  }
+  d.dy = solve_S(m_rp - Ax0);
+  // Pass 2: dx = H^{-1} A^T dy + x0 (A^T dy at output o is pi_dy + x_o sigma_dy), and A dx.
+  Eigen::VectorXd r(k), Adx = Eigen::VectorXd::Zero(m_m);
+  sum_T = sum_xT = 0;
+  for (Index o = 0; o < n; ++o) {
+    r = d.dy.head(k);
+    if (m_bias) r += m_x[o] * d.dy.tail(k);
+    const double a = (m_low * r.sum() + m_w * m_q.col(o).dot(r)) / m_gamma[o];
+    auto x = d.dU.col(o);
+    x += r.cwiseProduct(m_Dinv.col(o)) + (m_w * a) * m_q.col(o);
+    d.dT[o] += a;
+    Adx.head(k) += x;
+    sum_T += d.dT[o];
+    if (m_bias) {
+      Adx.tail(k) += m_x[o] * x;
+      sum_xT += m_x[o] * d.dT[o];
+    }
+  }
+  Adx.head(k).array() += m_low * sum_T;
+  if (m_bias) Adx.tail(k).array() += m_low * sum_xT;
+  if (m_bounded) {
+    d.dz = d.dy.tail(k).cwiseQuotient(m_Hz) + x0z;
+    Adx.tail(k) += d.dz;
+  }
+  auto lift = [&](const Eigen::VectorXd& dy, Eigen::VectorXd& dT, Eigen::MatrixXd& dU) {
+    dU = dy.head(k).replicate(1, m_n);
+    if (m_bias) dU.noalias() += dy.tail(k) * m_x.transpose();
+    dT = m_low * dU.colwise().sum().transpose();
+    arrow_solve(dT, dU);
+  };
+  // Iterative refinement of the primal rows A dx = r_p: near the optimum the barrier
+  // Hessian spans 30 orders of magnitude and the eliminations above lose digits, so that a
+  // full step can leave the rows violated by 1e-7 where they were met to 1e-13 (near-uniform
+  // prior with zero-probability labels, eps 3). One correction dy' = S^{-1} (r_p - A dx),
+  // dx' = H^{-1} A^T dy' restores them (the dual and complementarity parts are changed only
+  // at the level of that error).
+  // Only an error that matters is corrected: above 1% of the current row residual (a full
+  // step then leaves at least that much) and above roundoff.
+  const double wanted = std::max(1e-14 * m_bnorm, 1e-2 * m_rp.cwiseAbs().maxCoeff());
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass > 0) apply_A(d.dT, d.dU, m_bounded ? d.dz : Eigen::VectorXd::Zero(k), Adx);
+    const Eigen::VectorXd err = m_rp - Adx;
+    if (err.cwiseAbs().maxCoeff() <= wanted || !err.allFinite()) break;
+    const Eigen::VectorXd dy2 = solve_S(err);
+    Eigen::VectorXd dT2;
+    Eigen::MatrixXd dU2;
+    lift(dy2, dT2, dU2);
+    d.dy += dy2;
+    d.dT += dT2;
+    d.dU += dU2;
+    if (m_bounded) d.dz += dy2.tail(k).cwiseQuotient(m_Hz);
+  }
+  // Pass 3: dlambda_i = (r_i - lambda_i ds_i) / s_i, and the slack's step dG = (1 - low) dT - dU.
+  d.dG.resize(k, n);
+  d.dlU.resize(k, n);
+  d.dlG.resize(k, n);
+  for (Index o = 0; o < n; ++o) {
+    d.dG.col(o) = Eigen::VectorXd::Constant(k, m_w * d.dT[o]) - d.dU.col(o);
+    d.dlU.col(o) = (d.rU.col(o) - m_lU.col(o).cwiseProduct(d.dU.col(o))).cwiseQuotient(m_U.col(o));
+    d.dlG.col(o) = (d.rG.col(o) - m_lG.col(o).cwiseProduct(d.dG.col(o))).cwiseQuotient(m_G.col(o));
+  }
+  d.dlT = (d.rT - m_lT.cwiseProduct(d.dT)).cwiseQuotient(m_T);
+  if (m_bounded) {
+    d.dlz = (d.rz - m_lz.cwiseProduct(d.dz)).cwiseQuotient(m_z);
+    d.dlzb = (d.rzb + m_lzb.cwiseProduct(d.dz)).cwiseQuotient(m_zb);
+  }
+}
+
+}  // namespace labeldp::detail
