@@ -24,6 +24,7 @@
 #include "labeldp/mechanisms/detail/unbiased_finish.hpp"
 #include "labeldp/mechanisms/detail/unbiased_master.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/mechanisms/detail/unbiased_supported_labels.hpp"
 #include "labeldp/mechanisms/unbiased_options.hpp"
 #include "labeldp/optim/simplex.hpp"
 

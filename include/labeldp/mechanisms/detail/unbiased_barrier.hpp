@@ -29,6 +29,9 @@
 /// Newton's method on their optimality conditions (\f$r_T = 0\f$ on the active set, primal rows
 /// satisfied) converges quadratically to the exact solution; exact pricing over every pattern and
 /// output (price_continuous()) then certifies it.
+///
+/// The interior-point loop is in unbiased_barrier_solve.hpp, the crossover and polish in
+/// unbiased_barrier_polish.hpp, the zero-probability labels in unbiased_supported_labels.hpp.
 #pragma once
 
 #include <Eigen/Cholesky>
@@ -44,6 +47,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/mechanisms/detail/interval_bias.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/mechanisms/detail/unbiased_supported_labels.hpp"
 
 namespace labeldp::detail {
 
@@ -81,88 +85,6 @@ class IntervalDot {
   double m_low;
 };
 
-/// The labels of an unbiased problem that the interior point solves on: those of positive
-/// probability and the two extreme ones (see restrict_to_supported_labels()).
-struct SupportedLabels {
-  UnbiasedProblem problem;  ///< the problem on the kept labels (same shift, scale, staircase entry)
-  std::vector<Index> kept;  ///< indices of the kept labels in the full problem, increasing
-  /// True when every label is kept.
-  bool all(const UnbiasedProblem& full) const { return Index(kept.size()) == full.num_labels(); }
-};
-
-/// Drops the labels of zero probability strictly between the extreme labels.
-///
-/// Such a label costs nothing, and its row can be the convex combination of the rows of its
-/// kept neighbours $y_- < y < y_+$ with weights $(y_+ - y, y - y_-) / (y_+ - y_-)$: the
-/// row sums to 1, has mean y, and each of its entries lies between the neighbours' entries, so
-/// every ratio to another row stays within $e^{arepsilon}$ (interpolate_dropped_rows()). So
-/// the optimum on the kept labels is the optimum on all of them, and the kept problem's optimal
-/// duals extended by $\pi_y = \sigma_y = 0$ are optimal duals of the full problem: each
-/// reduced cost is then the kept problem's reduced cost of the pattern restricted to the kept
-/// labels (continuous_lower_bound() certifies this on the full problem). Solving on the kept
-/// labels removes the degeneracy such labels bring (an optimal face of primal solutions, since
-/// the label may be in or out of a pattern at no cost) that keeps the active set from being
-/// clear-cut. An extreme label of zero probability is kept: its row cannot be interpolated.
-inline SupportedLabels restrict_to_supported_labels(const UnbiasedProblem& P) {
-  SupportedLabels out;
-  const Index k = P.num_labels();
-  for (Index i = 0; i < k; ++i)
-    if (P.probs[i] > 0 || i == 0 || i == k - 1) out.kept.push_back(i);
-  const Index kk = Index(out.kept.size());
-  out.problem = P;
-  out.problem.labels.resize(kk);
-  out.problem.probs.resize(kk);
-  for (Index t = 0; t < kk; ++t) {
-    out.problem.labels[t] = P.labels[out.kept[std::size_t(t)]];
-    out.problem.probs[t] = P.probs[out.kept[std::size_t(t)]];
-  }
-  return out;
-}
-
-/// Duals (pi, sigma) of the kept problem extended to the full one by zeros on the dropped labels.
-inline Eigen::VectorXd expand_duals(const SupportedLabels& L, Index k, const Eigen::VectorXd& duals) {
-  const Index kk = Index(L.kept.size());
-  Eigen::VectorXd full = Eigen::VectorXd::Zero(2 * k);
-  for (Index t = 0; t < kk; ++t) {
-    full[L.kept[std::size_t(t)]] = duals[t];
-    full[k + L.kept[std::size_t(t)]] = duals[kk + t];
-  }
-  return full;
-}
-
-/// A kept problem's pattern as a full one: a dropped label is in the pattern when both its kept
-/// neighbours are (a starting column for column generation; any pattern is valid there).
-inline std::vector<std::uint8_t> expand_pattern(const SupportedLabels& L, Index k,
-                                                const std::vector<std::uint8_t>& pattern) {
-  std::vector<std::uint8_t> full(std::size_t(k), 0);
-  for (std::size_t t = 0; t < L.kept.size(); ++t) {
-    full[std::size_t(L.kept[t])] = pattern[t];
-    if (t + 1 < L.kept.size() && pattern[t] && pattern[t + 1])
-      for (Index i = L.kept[t] + 1; i < L.kept[t + 1]; ++i) full[std::size_t(i)] = 1;
-  }
-  return full;
-}
-
-/// The rows of a mechanism on the kept labels (`rows`, one per kept label, in their order)
-/// extended to every label of `values` (increasing): a kept label's row is its own, a dropped
-/// label's the convex combination of its kept neighbours' rows with mean y (see
-/// restrict_to_supported_labels()).
-template <typename Scalar, typename RowMatrix>
-RowMatrix interpolate_dropped_rows(const SupportedLabels& L, const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& values,
-                                   const RowMatrix& rows) {
-  RowMatrix full(values.size(), rows.cols());
-  for (std::size_t t = 0; t < L.kept.size(); ++t) {
-    full.row(L.kept[t]) = rows.row(Index(t));
-    if (t + 1 == L.kept.size()) break;
-    const Index lo = L.kept[t], hi = L.kept[t + 1];
-    for (Index i = lo + 1; i < hi; ++i) {
-      const Scalar w_hi = (values[i] - values[lo]) / (values[hi] - values[lo]);
-      full.row(i) = (1 - w_hi) * rows.row(Index(t)) + w_hi * rows.row(Index(t + 1));
-    }
-  }
-  return full;
-}
-
 /// Factorization of the active columns' matrix G (n x q, q <= n, full column rank): an LU
 /// when square, a Householder QR otherwise (a degenerate optimum with fewer than 2k active
 /// patterns). One factorization serves the crossover's solve and the first Newton step.
@@ -184,7 +106,6 @@ struct ActiveFactor {
     return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v));
   }
 };
-
 /// Interval-pattern dual barrier and active-set Newton polish for the unbiased problem (outputs
 /// on the whole real line). With a bias bound B > 0 the barrier carries the bias rows' slacks
 /// (BiasSlacks) and stops at its gap target without the polish (whose rows are equalities): the
@@ -225,227 +146,8 @@ class IntervalBarrier {
 
   /// The interior-point phase then the active-set polish. `gap_target`: the interior-point
   /// phase stops when the complementarity gap \f$\sum_T m_T r_T\f$ is below it times the dual
-  /// objective and the primal rows hold to 1e-9.
-  IntervalBarrierResult solve(double gap_target, Index max_iterations = 200, Index max_polish = 30) {
-    IntervalBarrierResult out;
-    const Index k = m_k, n = 2 * k, J = num_patterns();
-    Eigen::VectorXd rhs(n);
-    rhs.head(k).setOnes();
-    rhs.tail(k) = m_P.labels;
-    // Dual start: sigma = 0 and pi = -t, where r_T = A_T Var_T + t sum_y s_y > 0 (Var_T the
-    // variance of the labels under the weights s_y p_y); t is ten times the prior's variance
-    // (plus a floor for a prior concentrated on one label).
-    const double mean = m_P.probs.dot(m_P.labels);
-    const double variance = m_P.probs.dot((m_P.labels.array() - mean).square().matrix());
-    Eigen::VectorXd lambda = Eigen::VectorXd::Zero(n);
-    lambda.head(k).setConstant(-10 * variance - 1e-12);
-    evaluate(lambda);
-    // Only the lower triangle of the Newton matrices is written (all that LLT/LDLT read); zeroed
-    // once so the rest is defined.
-    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
-    // Primal start (Mehrotra's): the least-norm solution of the primal rows G m = rhs at the
-    // starting outputs, shifted positive, then shifted again to balance the products m_T r_T.
-    Eigen::VectorXd m(J);
-    {
-      NewtonBlocks blocks(k, H);
-      Eigen::VectorXd ones = Eigen::VectorXd::Ones(k), o(k), o2(k);
-      for_each_row([&](Index a, Index j0) {
-        for (Index b = a, j = j0; b < k; ++b, ++j) {
-          o[b] = m_o[j];
-          o2[b] = m_o[j] * m_o[j];
-        }
-        blocks.add_row(a, ones, o, o2);
-      });
-      blocks.finish(m_P.low);
-      const Eigen::VectorXd y = H.ldlt().solve(rhs);  // m_T = g_T^T (G G^T)^{-1} rhs
-      const StepSums dy(y, m_P.low);
-      for_each_interval([&](Index a, Index b, Index j) { m[j] = terms(dy, a, b, j).q1; });
-      const double lowest = std::min(0.0, m.minCoeff());
-      m.array() -= 1.5 * lowest;
-      const double second = 0.5 * m.dot(m_r) / m_r.sum() + 1e-300;
-      m.array() += second;
-    }
-    // A bias bound: its slacks and split sigma duals (detail/interval_bias.hpp), started with
-    // the same products as the intervals' on average.
-    const bool bounded = m_P.bounded();
-    BiasSlacks bias, bias_prev;
-    BiasSlacks::Target bias_target, bias_target_try;
-    BiasSlacks::Direction bias_aff, bias_dir, bias_try;
-    Eigen::VectorXd no_centring = Eigen::VectorXd::Zero(k), cp(k), cn(k);
-    if (bounded) bias.start(m_P.labels, m_P.max_bias, m.dot(m_r) / double(J));
-    Eigen::VectorXd step_aff(n), step(n), step_try(n);
-    Eigen::VectorXd m_prev(J), dm_aff(J), dm = Eigen::VectorXd::Zero(J), dm_try(J), c(J), c_try(J);
-    Eigen::LLT<Eigen::MatrixXd> llt(n);
-    // Crossover and polish from the current iterate; on success `out` holds the exact solution.
-    // Otherwise `out` keeps the iterate's duals and its active intervals (the caller's fallback).
-    auto finish_here = [&]() {
-      out.duals = lambda;
-      out.candidates.clear();
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a)
-          if (m[slot(a, b)] > m_r[slot(a, b)]) out.candidates.push_back(column_of(a, b, m_o[slot(a, b)]));
-      if (bounded) return false;  // the caller's LP crossover finishes (polish has equality rows)
-      IntervalBarrierResult attempt = out;
-      polish(rhs, lambda, m, max_polish, attempt);
-      if (attempt.converged) {
-        out = std::move(attempt);
-        return true;
-      }
-      out.polish_steps = attempt.polish_steps;
-      out.square_polish_steps = attempt.square_polish_steps;
-      evaluate(lambda);
-      return false;
-    };
-    // The previous duals, to finish from when roundoff breaks a step (NaN); the previous weights
-    // are in m_prev.
-    Eigen::VectorXd lambda_prev;
-    bool tried_here = false;  // finish_here() already ran at the current iterate
-    double alpha = 0;         // the first sweep takes no step (dm = 0)
-    int step_cuts_left = 4;   // step halvings against roundoff (below)
-    for (;;) {
-      // m_prev <- m + alpha dm, evaluated at lambda, with the gap, the primal rows and the next
-      // Newton matrix; after the swap m_prev holds the previous weights.
-      SweepResult sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
-      // The step keeps every r_T positive in exact arithmetic, but r_T = C_T - u_T - h_T^2 / (4 A_T)
-      // cancels when it is tiny, and roundoff can land on r_T <= 0 (then 1 / r_T breaks the
-      // Newton matrix). A few such breaks are repaired by halving the step (an ill-conditioned
-      // but regular problem then converges); repeated ones mean the iterate is at roundoff level
-      // of a degenerate optimum (zero-probability labels), where the broken step ends the
-      // interior phase as before and the caller's fallback finishes.
-      for (; !(sweep.min_r > 0) && lambda_prev.size() == n && step_cuts_left > 0; --step_cuts_left) {
-        alpha *= 0.5;
-        lambda = lambda_prev + alpha * step;
-        if (bounded) {
-          bias = bias_prev;
-          bias.move(alpha, bias_dir);
-          lambda.tail(k) = bias.sigma();
-        }
-        sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
-      }
-      m.swap(m_prev);
-      const double gap = sweep.gap + (bounded ? bias.gap() : 0.0);
-      const double residual =
-          std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(),
-                   bounded ? bias.residual(sweep.Smo) : (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
-      if (!std::isfinite(gap) || !std::isfinite(residual)) {
-        if (lambda_prev.size() == n) {
-          lambda = lambda_prev;
-          m.swap(m_prev);
-          evaluate(lambda);
-          finish_here();
-        }
-        return out;
-      }
-      tried_here = false;
-      const double dual_objective = rhs.dot(lambda) + (bounded ? bias.objective_shift() : 0.0);
-      const double target_gap = gap_target * std::abs(dual_objective);
-      // The primal rows must hold to 1e-9 too, unless roundoff keeps them just above that
-      // (tiny staircase low entries, eps near 8) while the gap is far below its target.
-      if (gap <= target_gap && (residual <= std::max(1e-9, 1e-2 * gap_target) || gap <= 1e-3 * target_gap)) {
-        // Try the crossover and polish; if the active set is not clear yet, go on with a
-        // hundredfold smaller gap.
-        if (finish_here() || bounded) return out;
-        tried_here = true;
-        gap_target *= 1e-2;
-        if (gap_target < 1e-15) return out;
-      }
-      // The end of the interior phase without success: finish from the current iterate.
-      auto give_up = [&]() {
-        if (!tried_here) finish_here();
-        return out;
-      };
-      if (out.newton_steps >= max_iterations) return give_up();
-      ++out.newton_steps;
-      // The sweep built the Newton matrix at this iterate.
-      if (bounded) bias.add_to_newton(H);
-      llt.compute(H);
-      // Near the optimum the matrix spans many orders of magnitude (m_T / r_T -> 0 or
-      // infinity); if roundoff makes a pivot non-positive, a relative diagonal shift (a
-      // regularization of the Newton step only) restores it.
-      for (double shift = 1e-12; llt.info() != Eigen::Success && shift <= 1e-6; shift *= 100) {
-        Eigen::MatrixXd shifted = H;
-        shifted.diagonal() *= 1 + shift;
-        llt.compute(shifted);
-      }
-      if (llt.info() != Eigen::Success) return give_up();
-      // Predictor (affine scaling): the Newton step for m_T r_T = 0. Its gap after a step t,
-      // sum_T (m_T + t dm_T)(r_T - t q1_T - t^2 q2_T), is a cubic in t whose coefficients the
-      // direction's pass sums, so no pass over the intervals is needed once t is known.
-      Eigen::VectorXd target_aff = rhs;
-      if (bounded) bias.adjust(target_aff, no_centring, no_centring, bias_target);
-      step_aff = llt.solve(target_aff);
-      double g1 = 0, g2 = 0, g3 = 0;
-      double alpha_aff =
-          std::min(1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
-                     g1 += dmj * m_r[j] - m[j] * t.q1;
-                     g2 += m[j] * t.q2 + dmj * t.q1;
-                     g3 += dmj * t.q2;
-                   }));
-      if (bounded) {
-        alpha_aff = std::min(alpha_aff, bias.direction(step_aff, bias_target, bias_aff));
-        double b1 = 0, b2 = 0;
-        bias.gap_terms(bias_aff, b1, b2);
-        g1 += b1;
-        g2 -= b2;
-      }
-      const double gap_aff = gap + alpha_aff * (g1 - alpha_aff * (g2 + alpha_aff * g3));
-      // Mehrotra's corrector: centring weight (gap_aff / gap)^3 and the second-order term
-      // dm_aff * dr_aff (dr_aff = -q1 of the predictor).
-      const double ratio = std::clamp(gap_aff / gap, 0.0, 1.0);
-      const double mu = ratio * ratio * ratio * gap / double(J + (bounded ? 2 * k : 0));
-      const StepSums aff(step_aff, m_P.low);
-      Eigen::VectorXd target = centred_target(
-          rhs, [&](Index a, Index b, Index j) { return mu + dm_aff[j] * terms(aff, a, b, j).q1; }, c);
-      if (bounded) {
-        bias.centring(mu, bias_aff, cp, cn);
-        bias.adjust(target, cp, cn, bias_target);
-      }
-      step = llt.solve(target);
-      double alpha_max = newton_direction(step, &c, m, dm);
-      if (bounded) alpha_max = std::min(alpha_max, bias.direction(step, bias_target, bias_dir));
-      // Gondzio's centrality correctors: aim at a longer step, push the products m_T r_T there
-      // back into [0.1 mu, 10 mu]; each costs two triangular solves with the same factor.
-      for (int corrector = 0; corrector < 2 && alpha_max < 1; ++corrector) {
-        const double aim = std::min(1.0, 1.5 * alpha_max + 0.1);
-        const StepSums current(step, m_P.low);
-        Eigen::VectorXd target_try = centred_target(
-            rhs,
-            [&](Index a, Index b, Index j) {
-              const Terms t = terms(current, a, b, j);
-              const double v = (m[j] + aim * dm[j]) * (m_r[j] - aim * t.q1 - aim * aim * t.q2);
-              double shift = 0;
-              if (v < 0.1 * mu)
-                shift = 0.1 * mu - v;
-              else if (v > 10 * mu)
-                shift = std::max(10 * mu - v, -10 * mu);
-              return c[j] + shift;
-            },
-            c_try);
-        if (bounded) bias.adjust(target_try, bias_target.cp, bias_target.cn, bias_target_try);
-        step_try = llt.solve(target_try);
-        double alpha_try = newton_direction(step_try, &c_try, m, dm_try);
-        if (bounded) alpha_try = std::min(alpha_try, bias.direction(step_try, bias_target_try, bias_try));
-        if (!(alpha_try >= 1.01 * alpha_max)) break;
-        if (bounded) {
-          std::swap(bias_target, bias_target_try);
-          std::swap(bias_dir, bias_try);
-        }
-        std::swap(c, c_try);
-        std::swap(step, step_try);
-        std::swap(dm, dm_try);
-        alpha_max = alpha_try;
-      }
-      alpha = std::min(1.0, 0.99 * alpha_max);
-      if (!(alpha > 0)) return give_up();
-      lambda_prev = lambda;
-      lambda += alpha * step;
-      if (bounded) {
-        bias_prev = bias;
-        bias.move(alpha, bias_dir);
-        lambda.tail(k) = bias.sigma();
-      }
-    }
-  }
+  /// objective and the primal rows hold to 1e-9. Defined in unbiased_barrier_solve.hpp.
+  IntervalBarrierResult solve(double gap_target, Index max_iterations = 200, Index max_polish = 30);
 
  private:
   /// Slot of interval [a, b] in an interval array: rows 0..a-1 hold k + (k-1) + ... + (k-a+1)
@@ -707,242 +409,16 @@ class IntervalBarrier {
     return G;
   }
 
-  /// From the last interior point to an exact basic solution, then to the exact optimum.
-  ///
-  /// Crossover: the intervals with \f$m_T > \theta r_T\f$ (the active ones, near the optimum;
-  /// on the central path \f$m_T / r_T = m_T^2 / \mu\f$, huge for an active interval and tiny for
-  /// an inactive one), for thresholds \f$\theta\f$ from strict to loose, at the outputs of the
-  /// interior duals; when there are more of them than rows (a degenerate optimum) a
-  /// column-pivoted QR picks 2k (or rank-many) independent columns, heaviest first; their
-  /// weights solve the 2k primal rows exactly (least squares when fewer: checked).
-  /// Polish: Newton's method on the optimality conditions of that basis (r_T(lambda) = 0 on it,
-  /// primal rows satisfied, outputs following sigma), quadratically convergent; if it fails or
-  /// a weight turns negative, the crossover solution stands (its outputs are optimal to the
-  /// interior point's accuracy, and the caller certifies the gap by exact pricing).
+  // The crossover and the active-set Newton polish (defined in unbiased_barrier_polish.hpp).
   void polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::VectorXd& weights, Index max_polish,
-              IntervalBarrierResult& out) {
-    const Index k = m_k, n = 2 * k;
-    evaluate(lambda);
-    const double scale = 1 + rhs.cwiseAbs().maxCoeff();
-    std::vector<std::pair<Index, Index>> basis, crossover_basis;
-    Eigen::VectorXd m, crossover_m;
-    ActiveFactor factor;
-    bool found = false;
-    Index tried = -1;
-    for (const double threshold : {1e9, 1e6, 1e3, 1.0}) {
-      std::vector<std::pair<Index, Index>> candidates;
-      for (Index b = 0; b < k; ++b)
-        for (Index a = 0; a <= b; ++a)
-          if (weights[slot(a, b)] > threshold * m_r[slot(a, b)]) candidates.emplace_back(a, b);
-      const Index q = Index(candidates.size());
-      if (q == 0 || q == tried) continue;  // empty, or the same set as the previous threshold
-      tried = q;
-      Eigen::MatrixXd G = active_matrix(candidates);
-      basis.clear();
-      if (q <= n) {
-        basis = candidates;
-      } else {
-        // More active intervals than rows (a degenerate optimum): independent columns,
-        // heaviest first, by column-pivoted QR.
-        Eigen::VectorXd heavy(q);
-        for (Index j = 0; j < q; ++j)
-          heavy[j] = weights[slot(candidates[std::size_t(j)].first, candidates[std::size_t(j)].second)];
-        Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(G * heavy.asDiagonal());
-        const Index rank = std::min(qr.rank(), n);
-        std::vector<Index> chosen;
-        for (Index t = 0; t < rank; ++t) chosen.push_back(qr.colsPermutation().indices()[t]);
-        std::sort(chosen.begin(), chosen.end());
-        Eigen::MatrixXd GB(n, rank);
-        for (Index t = 0; t < rank; ++t) {
-          basis.push_back(candidates[std::size_t(chosen[std::size_t(t)])]);
-          GB.col(t) = G.col(chosen[std::size_t(t)]);
-        }
-        G = std::move(GB);
-      }
-      factor.compute(G);
-      m = factor.solve(rhs);
-      if (!m.allFinite()) continue;
-      const double residual = (G * m - rhs).cwiseAbs().maxCoeff();
-      // An exact crossover solution (the fallback if the polish fails).
-      if (!found && m.minCoeff() >= -1e-9 && residual <= 1e-9 * scale) {
-        found = true;
-        crossover_basis = basis;
-        crossover_m = m.cwiseMax(0.0);
-      }
-      // Newton's method needs only a start near the solution: it is tried from an interior
-      // point that is still far from roundoff (see solve()), whose crossover is not exact yet.
-      if (!(m.minCoeff() >= -1e-3 * m.cwiseAbs().maxCoeff() && residual <= 1e-3 * scale)) continue;
-      Eigen::VectorXd m_polished = m, lambda_polished = lambda;
-      if (newton_with_drops(rhs, basis, m_polished, lambda_polished, max_polish, factor, out)) {
-        // Newton converges to the optimum of the active set it is given; that is the optimum
-        // only if no interval prices out at its duals (a wrong active set, from an early
-        // crossover, leaves some r_T clearly negative). Within 1e-9 / k of the dual objective,
-        // or within the roundoff of evaluate() (1e-16 of C_T ~ 1), the caller's exact pricing
-        // decides.
-        const double tolerance = std::max(1e-9 * std::abs(rhs.dot(lambda_polished)) / double(k), 1e-14);
-        if (evaluate(lambda_polished) >= -tolerance) {
-          write_solution(basis, m_polished, lambda_polished, out);
-          return;
-        }
-        evaluate(lambda);
-      }
-    }
-    if (found) write_solution(crossover_basis, crossover_m, lambda, out);
-  }
-
-  /// Newton's method on the active set `basis` (newton_on_active()); if it converges with
-  /// negative weights, those columns are not in the optimal active set: they are dropped and
-  /// Newton runs again on the rest (at most three times). True on success: weights >= 0.
+              IntervalBarrierResult& out);
   bool newton_with_drops(const Eigen::VectorXd& rhs, std::vector<std::pair<Index, Index>>& basis, Eigen::VectorXd& m,
-                         Eigen::VectorXd& lambda, Index max_polish, ActiveFactor& factor, IntervalBarrierResult& out) {
-    const Eigen::VectorXd lambda0 = lambda;
-    for (int drops = 0;; ++drops) {
-      const bool converged = newton_on_active(rhs, basis, m, lambda, max_polish, factor, out);
-      if (converged && m.minCoeff() >= 0) return true;
-      if (!converged || drops == 3) return false;
-      std::vector<std::pair<Index, Index>> kept;
-      std::vector<double> kept_m;
-      for (std::size_t j = 0; j < basis.size(); ++j)
-        if (m[Index(j)] > 0) {
-          kept.push_back(basis[j]);
-          kept_m.push_back(m[Index(j)]);
-        }
-      basis = std::move(kept);
-      m = Eigen::Map<const Eigen::VectorXd>(kept_m.data(), Index(kept_m.size()));
-      lambda = lambda0;
-      evaluate(lambda);
-      factor.compute(active_matrix(basis));
-    }
-  }
-
-  /// Stores the columns `basis` with weights m at the duals lambda (their outputs there) into `out`.
+                         Eigen::VectorXd& lambda, Index max_polish, ActiveFactor& factor, IntervalBarrierResult& out);
   void write_solution(const std::vector<std::pair<Index, Index>>& basis, const Eigen::VectorXd& m,
-                      const Eigen::VectorXd& lambda, IntervalBarrierResult& out) {
-    const Index k = m_k;
-    evaluate(lambda);
-    std::vector<double> outputs(basis.size());
-    for (std::size_t j = 0; j < basis.size(); ++j) outputs[j] = m_o[slot(basis[j].first, basis[j].second)];
-    out.converged = true;
-    out.duals = lambda;
-    out.weights = m;
-    out.columns.clear();
-    out.primal_objective = 0;
-    for (std::size_t j = 0; j < basis.size(); ++j) {
-      const auto [a, b] = basis[j];
-      const double o = outputs[j];
-      out.columns.push_back(column_of(a, b, o));
-      // cost = sum_y s_y p_y (o - y)^2, term by term (A o^2 - 2 B o + C cancels to 1e-16
-      // absolute, too coarse for the small losses of a large eps).
-      double cost = 0;
-      for (Index y = 0; y < k; ++y)
-        cost += (y >= a && y <= b ? 1.0 : m_P.low) * m_P.probs[y] * (o - m_P.labels[y]) * (o - m_P.labels[y]);
-      out.primal_objective += m[Index(j)] * cost;
-    }
-  }
-
-  /// Newton iterations for a fixed active set; true when the residual fell below roundoff level.
-  /// `factor` holds the factorization of G at the starting duals (used by the first step).
-  ///
-  /// Each step solves \f$G^T \delta\lambda = r\f$, \f$G \delta m + K \delta\lambda = -F\f$ with
-  /// \f$K = \mathrm{diag}(0, \sum_T m_T s_T s_T^T / (2 A_T))\f$ (the derivative of the outputs
-  /// \f$o_T = (2 B_T + v_T) / (2 A_T)\f$ in sigma). Square G: one LU. Fewer columns than rows
-  /// (q < n): with \f$G = [Q_1\, Q_2] [R; 0]\f$, \f$\delta\lambda = Q_1 R^{-T} r + Q_2 z\f$ where the
-  /// (n - q)-square system \f$Q_2^T K Q_2 z = -Q_2^T (F + K Q_1 R^{-T} r)\f$ fixes z, then
-  /// \f$\delta m = R^{-1} Q_1^T (-F - K \delta\lambda)\f$: one QR instead of an LU of order n + q.
+                      const Eigen::VectorXd& lambda, IntervalBarrierResult& out);
   bool newton_on_active(const Eigen::VectorXd& rhs, const std::vector<std::pair<Index, Index>>& active,
                         Eigen::VectorXd& m, Eigen::VectorXd& lambda, Index max_steps, ActiveFactor& factor,
-                        IntervalBarrierResult& out) {
-    const Index k = m_k, n = 2 * k, q = Index(active.size()), p = n - q;
-    if (q == 0 || p < 0) return false;
-    const Eigen::MatrixXd S = staircase_block(active);
-    Eigen::VectorXd A(q), B(q);
-    for (Index j = 0; j < q; ++j) {
-      const auto [a, b] = active[std::size_t(j)];
-      A[j] = m_A(a, b);
-      B[j] = m_B(a, b);
-    }
-    const double scale = 1 + rhs.cwiseAbs().maxCoeff();
-    Eigen::VectorXd o(q), r(q), F2(n), dm(q), dlambda(n), curvature(q);
-    Eigen::MatrixXd G(n, q);
-    // K x (only the sigma block of x matters): S (curvature .* (S^T x_sigma)), O(kq).
-    auto apply_K = [&](const Eigen::VectorXd& x) {
-      Eigen::VectorXd out_k = Eigen::VectorXd::Zero(n);
-      out_k.tail(k) = S * (curvature.array() * (S.transpose() * x.tail(k)).array()).matrix();
-      return out_k;
-    };
-    // The reduced costs are evaluated term by term, r_T = sum_y s_y (p_y (o_T - y)^2 - pi_y -
-    // sigma_y o_T), not as C_T - u_T - h_T^2 / (4 A_T): that form cancels terms of order
-    // C_T ~ 1 down to r_T = 0 and leaves roundoff of 1e-16 absolute, far above the terms' own
-    // size when the loss is small (eps = 12: duals ~ 1e-4), and the certificate prices it.
-    // Converged: every r_T within a few ulps of its terms' magnitude and the primal rows to
-    // roundoff; or no more progress (roundoff floor), with the best iterate kept.
-    constexpr double ulp = std::numeric_limits<double>::epsilon();
-    Eigen::VectorXd best_m = m, best_lambda = lambda, magnitude(q);
-    double best = std::numeric_limits<double>::infinity(), previous = best;
-    for (Index step = 0;; ++step) {
-      const auto pi = lambda.head(k), sigma = lambda.tail(k);
-      const Eigen::VectorXd v = S.transpose() * sigma;
-      for (Index j = 0; j < q; ++j) {
-        const double h = 2 * B[j] + v[j];
-        o[j] = h / (2 * A[j]);
-        double rj = 0, mag = 0;
-        for (Index y = 0; y < k; ++y) {
-          const double d = o[j] - m_P.labels[y], c = m_P.probs[y] * d * d, lin = pi[y] + sigma[y] * o[j];
-          rj += S(y, j) * (c - lin);
-          mag += S(y, j) * (c + std::abs(pi[y]) + std::abs(sigma[y] * o[j]));
-        }
-        r[j] = rj;
-        magnitude[j] = mag;
-        G.col(j).head(k) = S.col(j);
-        G.col(j).tail(k) = o[j] * S.col(j);
-      }
-      F2 = G * m - rhs;
-      const double residual =
-          std::max((r.array().abs() / magnitude.array().max(1e-300)).maxCoeff(), F2.cwiseAbs().maxCoeff() / scale);
-      if (!std::isfinite(residual)) break;
-      if (residual < best) {
-        best = residual;
-        best_m = m;
-        best_lambda = lambda;
-      }
-      if (residual <= 4 * ulp || step >= max_steps || (step >= 2 && residual > 0.25 * previous)) break;
-      previous = residual;
-      ++out.polish_steps;
-      curvature = m.array() / (2 * A.array());
-      if (step > 0) factor.compute(G);
-      if (p == 0) {
-        ++out.square_polish_steps;
-        // Square: G^T dlambda = r, then G dm = -F2 - K dlambda.
-        dlambda = factor.lu.transpose().solve(r);
-        dm = factor.lu.solve(Eigen::VectorXd(-F2 - apply_K(dlambda)));
-      } else {
-        const auto R = factor.qr.matrixQR().topLeftCorner(q, q).template triangularView<Eigen::Upper>();
-        const auto Q = factor.qr.householderQ();
-        Eigen::VectorXd z(n);
-        z.head(q) = R.transpose().solve(r);
-        z.tail(p).setZero();
-        const Eigen::VectorXd base = Q * z;  // Q_1 R^{-T} r
-        Eigen::MatrixXd Q2 = Eigen::MatrixXd::Zero(n, p);
-        Q2.bottomRows(p).setIdentity();
-        Q2.applyOnTheLeft(Q);
-        Eigen::MatrixXd KQ2(n, p);
-        for (Index t = 0; t < p; ++t) KQ2.col(t) = apply_K(Q2.col(t));
-        const Eigen::MatrixXd small = Q2.transpose() * KQ2;
-        const Eigen::FullPivLU<Eigen::MatrixXd> small_lu(small);
-        if (small_lu.rank() < p) break;  // the free directions of lambda are not fixed
-        const Eigen::VectorXd free = small_lu.solve(Eigen::VectorXd(-Q2.transpose() * (F2 + apply_K(base))));
-        dlambda = base + Q2 * free;
-        const Eigen::VectorXd t = Q.transpose() * Eigen::VectorXd(-F2 - apply_K(dlambda));
-        dm = R.solve(t.head(q));
-      }
-      if (!dm.allFinite() || !dlambda.allFinite()) break;
-      m += dm;
-      lambda += dlambda;
-    }
-    m = best_m;
-    lambda = best_lambda;
-    return best <= 1e-12;
-  }
+                        IntervalBarrierResult& out);
 
   const UnbiasedProblem& m_P;
   Index m_k;
@@ -953,3 +429,7 @@ class IntervalBarrier {
 };
 
 }  // namespace labeldp::detail
+
+// The member functions defined out of the class.
+#include "labeldp/mechanisms/detail/unbiased_barrier_polish.hpp"
+#include "labeldp/mechanisms/detail/unbiased_barrier_solve.hpp"

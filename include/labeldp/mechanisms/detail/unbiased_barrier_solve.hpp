@@ -1,0 +1,244 @@
+/// \file
+/// The interior-point phase of IntervalBarrier (unbiased_barrier.hpp; the optimal unbiased
+/// randomizer of Badanidiyuru et al. 2023 with outputs anywhere on the real line, over the
+/// interval patterns of Claim 11): Mehrotra's predictor-corrector on the dual over every
+/// interval pattern, with the bias rows' slacks when there is a bias bound, then the crossover
+/// and polish of unbiased_barrier_polish.hpp.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <Eigen/LU>
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
+
+namespace labeldp::detail {
+
+inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max_iterations, Index max_polish) {
+  IntervalBarrierResult out;
+  const Index k = m_k, n = 2 * k, J = num_patterns();
+  Eigen::VectorXd rhs(n);
+  rhs.head(k).setOnes();
+  rhs.tail(k) = m_P.labels;
+  // Dual start: sigma = 0 and pi = -t, where r_T = A_T Var_T + t sum_y s_y > 0 (Var_T the
+  // variance of the labels under the weights s_y p_y); t is ten times the prior's variance
+  // (plus a floor for a prior concentrated on one label).
+  const double mean = m_P.probs.dot(m_P.labels);
+  const double variance = m_P.probs.dot((m_P.labels.array() - mean).square().matrix());
+  Eigen::VectorXd lambda = Eigen::VectorXd::Zero(n);
+  lambda.head(k).setConstant(-10 * variance - 1e-12);
+  evaluate(lambda);
+  // Only the lower triangle of the Newton matrices is written (all that LLT/LDLT read); zeroed
+  // once so the rest is defined.
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
+  // Primal start (Mehrotra's): the least-norm solution of the primal rows G m = rhs at the
+  // starting outputs, shifted positive, then shifted again to balance the products m_T r_T.
+  Eigen::VectorXd m(J);
+  {
+    NewtonBlocks blocks(k, H);
+    Eigen::VectorXd ones = Eigen::VectorXd::Ones(k), o(k), o2(k);
+    for_each_row([&](Index a, Index j0) {
+      for (Index b = a, j = j0; b < k; ++b, ++j) {
+        o[b] = m_o[j];
+        o2[b] = m_o[j] * m_o[j];
+      }
+      blocks.add_row(a, ones, o, o2);
+    });
+    blocks.finish(m_P.low);
+    const Eigen::VectorXd y = H.ldlt().solve(rhs);  // m_T = g_T^T (G G^T)^{-1} rhs
+    const StepSums dy(y, m_P.low);
+    for_each_interval([&](Index a, Index b, Index j) { m[j] = terms(dy, a, b, j).q1; });
+    const double lowest = std::min(0.0, m.minCoeff());
+    m.array() -= 1.5 * lowest;
+    const double second = 0.5 * m.dot(m_r) / m_r.sum() + 1e-300;
+    m.array() += second;
+  }
+  // A bias bound: its slacks and split sigma duals (detail/interval_bias.hpp), started with
+  // the same products as the intervals' on average.
+  const bool bounded = m_P.bounded();
+  BiasSlacks bias, bias_prev;
+  BiasSlacks::Target bias_target, bias_target_try;
+  BiasSlacks::Direction bias_aff, bias_dir, bias_try;
+  Eigen::VectorXd no_centring = Eigen::VectorXd::Zero(k), cp(k), cn(k);
+  if (bounded) bias.start(m_P.labels, m_P.max_bias, m.dot(m_r) / double(J));
+  Eigen::VectorXd step_aff(n), step(n), step_try(n);
+  Eigen::VectorXd m_prev(J), dm_aff(J), dm = Eigen::VectorXd::Zero(J), dm_try(J), c(J), c_try(J);
+  Eigen::LLT<Eigen::MatrixXd> llt(n);
+  // Crossover and polish from the current iterate; on success `out` holds the exact solution.
+  // Otherwise `out` keeps the iterate's duals and its active intervals (the caller's fallback).
+  auto finish_here = [&]() {
+    out.duals = lambda;
+    out.candidates.clear();
+    for (Index b = 0; b < k; ++b)
+      for (Index a = 0; a <= b; ++a)
+        if (m[slot(a, b)] > m_r[slot(a, b)]) out.candidates.push_back(column_of(a, b, m_o[slot(a, b)]));
+    if (bounded) return false;  // the caller's LP crossover finishes (polish has equality rows)
+    IntervalBarrierResult attempt = out;
+    polish(rhs, lambda, m, max_polish, attempt);
+    if (attempt.converged) {
+      out = std::move(attempt);
+      return true;
+    }
+    out.polish_steps = attempt.polish_steps;
+    out.square_polish_steps = attempt.square_polish_steps;
+    evaluate(lambda);
+    return false;
+  };
+  // The previous duals, to finish from when roundoff breaks a step (NaN); the previous weights
+  // are in m_prev.
+  Eigen::VectorXd lambda_prev;
+  bool tried_here = false;  // finish_here() already ran at the current iterate
+  double alpha = 0;         // the first sweep takes no step (dm = 0)
+  int step_cuts_left = 4;   // step halvings against roundoff (below)
+  for (;;) {
+    // m_prev <- m + alpha dm, evaluated at lambda, with the gap, the primal rows and the next
+    // Newton matrix; after the swap m_prev holds the previous weights.
+    SweepResult sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
+    // The step keeps every r_T positive in exact arithmetic, but r_T = C_T - u_T - h_T^2 / (4 A_T)
+    // cancels when it is tiny, and roundoff can land on r_T <= 0 (then 1 / r_T breaks the
+    // Newton matrix). A few such breaks are repaired by halving the step (an ill-conditioned
+    // but regular problem then converges); repeated ones mean the iterate is at roundoff level
+    // of a degenerate optimum (zero-probability labels), where the broken step ends the
+    // interior phase as before and the caller's fallback finishes.
+    for (; !(sweep.min_r > 0) && lambda_prev.size() == n && step_cuts_left > 0; --step_cuts_left) {
+      alpha *= 0.5;
+      lambda = lambda_prev + alpha * step;
+      if (bounded) {
+        bias = bias_prev;
+        bias.move(alpha, bias_dir);
+        lambda.tail(k) = bias.sigma();
+      }
+      sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
+    }
+    m.swap(m_prev);
+    const double gap = sweep.gap + (bounded ? bias.gap() : 0.0);
+    const double residual =
+        std::max((sweep.Sm - rhs.head(k)).cwiseAbs().maxCoeff(),
+                 bounded ? bias.residual(sweep.Smo) : (sweep.Smo - rhs.tail(k)).cwiseAbs().maxCoeff());
+    if (!std::isfinite(gap) || !std::isfinite(residual)) {
+      if (lambda_prev.size() == n) {
+        lambda = lambda_prev;
+        m.swap(m_prev);
+        evaluate(lambda);
+        finish_here();
+      }
+      return out;
+    }
+    tried_here = false;
+    const double dual_objective = rhs.dot(lambda) + (bounded ? bias.objective_shift() : 0.0);
+    const double target_gap = gap_target * std::abs(dual_objective);
+    // The primal rows must hold to 1e-9 too, unless roundoff keeps them just above that
+    // (tiny staircase low entries, eps near 8) while the gap is far below its target.
+    if (gap <= target_gap && (residual <= std::max(1e-9, 1e-2 * gap_target) || gap <= 1e-3 * target_gap)) {
+      // Try the crossover and polish; if the active set is not clear yet, go on with a
+      // hundredfold smaller gap.
+      if (finish_here() || bounded) return out;
+      tried_here = true;
+      gap_target *= 1e-2;
+      if (gap_target < 1e-15) return out;
+    }
+    // The end of the interior phase without success: finish from the current iterate.
+    auto give_up = [&]() {
+      if (!tried_here) finish_here();
+      return out;
+    };
+    if (out.newton_steps >= max_iterations) return give_up();
+    ++out.newton_steps;
+    // The sweep built the Newton matrix at this iterate.
+    if (bounded) bias.add_to_newton(H);
+    llt.compute(H);
+    // Near the optimum the matrix spans many orders of magnitude (m_T / r_T -> 0 or
+    // infinity); if roundoff makes a pivot non-positive, a relative diagonal shift (a
+    // regularization of the Newton step only) restores it.
+    for (double shift = 1e-12; llt.info() != Eigen::Success && shift <= 1e-6; shift *= 100) {
+      Eigen::MatrixXd shifted = H;
+      shifted.diagonal() *= 1 + shift;
+      llt.compute(shifted);
+    }
+    if (llt.info() != Eigen::Success) return give_up();
+    // Predictor (affine scaling): the Newton step for m_T r_T = 0. Its gap after a step t,
+    // sum_T (m_T + t dm_T)(r_T - t q1_T - t^2 q2_T), is a cubic in t whose coefficients the
+    // direction's pass sums, so no pass over the intervals is needed once t is known.
+    Eigen::VectorXd target_aff = rhs;
+    if (bounded) bias.adjust(target_aff, no_centring, no_centring, bias_target);
+    step_aff = llt.solve(target_aff);
+    double g1 = 0, g2 = 0, g3 = 0;
+    double alpha_aff =
+        std::min(1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
+                   g1 += dmj * m_r[j] - m[j] * t.q1;
+                   g2 += m[j] * t.q2 + dmj * t.q1;
+                   g3 += dmj * t.q2;
+                 }));
+    if (bounded) {
+      alpha_aff = std::min(alpha_aff, bias.direction(step_aff, bias_target, bias_aff));
+      double b1 = 0, b2 = 0;
+      bias.gap_terms(bias_aff, b1, b2);
+      g1 += b1;
+      g2 -= b2;
+    }
+    const double gap_aff = gap + alpha_aff * (g1 - alpha_aff * (g2 + alpha_aff * g3));
+    // Mehrotra's corrector: centring weight (gap_aff / gap)^3 and the second-order term
+    // dm_aff * dr_aff (dr_aff = -q1 of the predictor).
+    const double ratio = std::clamp(gap_aff / gap, 0.0, 1.0);
+    const double mu = ratio * ratio * ratio * gap / double(J + (bounded ? 2 * k : 0));
+    const StepSums aff(step_aff, m_P.low);
+    Eigen::VectorXd target = centred_target(
+        rhs, [&](Index a, Index b, Index j) { return mu + dm_aff[j] * terms(aff, a, b, j).q1; }, c);
+    if (bounded) {
+      bias.centring(mu, bias_aff, cp, cn);
+      bias.adjust(target, cp, cn, bias_target);
+    }
+    step = llt.solve(target);
+    double alpha_max = newton_direction(step, &c, m, dm);
+    if (bounded) alpha_max = std::min(alpha_max, bias.direction(step, bias_target, bias_dir));
+    // Gondzio's centrality correctors: aim at a longer step, push the products m_T r_T there
+    // back into [0.1 mu, 10 mu]; each costs two triangular solves with the same factor.
+    for (int corrector = 0; corrector < 2 && alpha_max < 1; ++corrector) {
+      const double aim = std::min(1.0, 1.5 * alpha_max + 0.1);
+      const StepSums current(step, m_P.low);
+      Eigen::VectorXd target_try = centred_target(
+          rhs,
+          [&](Index a, Index b, Index j) {
+            const Terms t = terms(current, a, b, j);
+            const double v = (m[j] + aim * dm[j]) * (m_r[j] - aim * t.q1 - aim * aim * t.q2);
+            double shift = 0;
+            if (v < 0.1 * mu)
+              shift = 0.1 * mu - v;
+            else if (v > 10 * mu)
+              shift = std::max(10 * mu - v, -10 * mu);
+            return c[j] + shift;
+          },
+          c_try);
+      if (bounded) bias.adjust(target_try, bias_target.cp, bias_target.cn, bias_target_try);
+      step_try = llt.solve(target_try);
+      double alpha_try = newton_direction(step_try, &c_try, m, dm_try);
+      if (bounded) alpha_try = std::min(alpha_try, bias.direction(step_try, bias_target_try, bias_try));
+      if (!(alpha_try >= 1.01 * alpha_max)) break;
+      if (bounded) {
+        std::swap(bias_target, bias_target_try);
+        std::swap(bias_dir, bias_try);
+      }
+      std::swap(c, c_try);
+      std::swap(step, step_try);
+      std::swap(dm, dm_try);
+      alpha_max = alpha_try;
+    }
+    alpha = std::min(1.0, 0.99 * alpha_max);
+    if (!(alpha > 0)) return give_up();
+    lambda_prev = lambda;
+    lambda += alpha * step;
+    if (bounded) {
+      bias_prev = bias;
+      bias.move(alpha, bias_dir);
+      lambda.tail(k) = bias.sigma();
+    }
+  }
+}
+
+}  // namespace labeldp::detail
