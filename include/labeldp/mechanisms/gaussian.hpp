@@ -165,36 +165,41 @@ struct DiscreteGaussianSampler {
 
   template <std::uniform_random_bit_generator G>
   std::int64_t operator()(G& gen) const {
+    NoiseBits<G> bits(gen);
     const u128 q = u128(1) << f, tq = u128(t) * q;
     const u128 den = 2 * u128(m) * q * u128(t) * u128(t);
     for (;;) {
-      const std::uint64_t y = laplace_magnitude(gen);
-      const bool negative = random_bit(gen);
+      bool negative = false;
+      const std::uint64_t y = laplace_magnitude(bits, negative);
       if (negative && y == 0) continue;
       // gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - m)^2 / (2 m q t^2)
       const u128 a = u128(y) * tq, diff = a >= m ? a - m : u128(m) - a;
-      if (bernoulli_exp_minus(diff * diff, den, gen)) return negative ? -std::int64_t(y) : std::int64_t(y);
+      if (bernoulli_exp_minus(diff * diff, den, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
     }
   }
 
  private:
-  // |X| for X ~ discrete Laplace of scale t given the sign draw (CKS 2020, Algorithm 2), V <= 127.
-  template <std::uniform_random_bit_generator G>
-  std::uint64_t laplace_magnitude(G& gen) const {
+  // |X| for X ~ discrete Laplace of scale t (CKS 2020, Algorithm 2), V <= 127, and the sign
+  // (one uniform draw on [0, 2t) gives both U and the sign bit).
+  template <typename G>
+  std::uint64_t laplace_magnitude(NoiseBits<G>& bits, bool& negative) const {
     for (;;) {
-      const std::uint64_t u = uniform_below(t, gen);
-      if (!bernoulli_exp_minus(u, t, gen)) continue;
+      const std::uint64_t w = std::uint64_t(bits.below(2 * u128(t))), u = w >> 1;
+      negative = (w & 1) != 0;
+      if (!bernoulli_exp_minus(u, t, bits)) continue;
       std::uint64_t v = 0;
-      while (v < 128 && bernoulli_exp_minus(1, 1, gen)) ++v;
+      while (v < 128 && bernoulli_exp_minus(1, 1, bits)) ++v;
       if (v == 128) continue;
       return u + t * v;
     }
   }
 };
 
-/// Dyadic sigma^2 >= s2 with about 41 significant bits (rounded up).
+/// Dyadic sigma^2 >= s2 with 24 significant bits (rounded up: at most 2^-23 relative), which
+/// keeps the acceptance test's denominator 2 sigma^4 2^{2f} within 64 bits for sigma < 2^14
+/// (one random word per rational Bernoulli trial).
 inline DiscreteGaussianSampler dyadic_sampler(double s2) {
-  const int f = std::clamp(40 - std::ilogb(s2), 0, 50);
+  const int f = std::clamp(23 - std::ilogb(s2), 0, 50);
   const double scaled = std::ceil(std::ldexp(s2, f));
   return DiscreteGaussianSampler(std::uint64_t(scaled), f);
 }
@@ -234,7 +239,8 @@ inline double discrete_gaussian_delta(double s2, double eps, std::int64_t D) {
 namespace detail {
 
 /// The smallest sigma^2 (lattice units, dyadic, rounded up) whose exact delta for sensitivity D
-/// is at most delta / (1 + 1e-9); search precision 1e-9 relative in sigma.
+/// is at most delta / (1 + 1e-9); search precision 1e-9 relative in sigma, then sigma^2 rounded
+/// up to 24 significant bits.
 inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double delta, std::int64_t D, double max_sigma) {
   const double target = delta / (1 + 1e-9);
   auto ok = [&](double sigma) { return discrete_gaussian_delta(sigma * sigma, eps, D) <= target; };
@@ -285,7 +291,7 @@ inline double lattice_gaussian_loss(const Lattice& lat, bool clip, double s2, do
 /// the label is clipped to [lo, hi] and snapped to the grid \f$lo + R j\f$, j = 0..N, and
 /// \f$M(y) = lo + R(j(y) + Z)\f$ with \f$Z \sim N_Z(0, \sigma^2)\f$ in grid units (optionally
 /// clipped back to [lo, hi]: post-processing). Sigma is the smallest (to 1e-9 relative, then
-/// rounded up to a dyadic sigma^2 of 41 significant bits) whose exact delta for sensitivity N
+/// rounded up to a dyadic sigma^2 of 24 significant bits) whose exact delta for sensitivity N
 /// (CKS 2020, Theorem 7; see discrete_gaussian_delta()) is at most delta / (1 + 1e-9).
 /// Sampling is exact (CKS 2020, Algorithm 3) and its work does not depend on the label.
 /// Supported: eps <= 100, sigma at most 2^20 grid steps.
@@ -367,13 +373,14 @@ class DiscreteGaussianMechanism {
 /// analytic_sigma() is Balle and Wang's smallest sigma for sensitivity hi - lo. What is sampled
 /// is its exact lattice counterpart: the label, clipped to [lo, hi], is snapped to the public
 /// lattice \f$lo + g j\f$, g the largest power of two at most
-/// \f$\max(\sigma/2^{16}, \min(\sigma/2^{10}, (hi - lo)/2^{12}))\f$, so snapped labels are at
+/// \f$\max(\sigma/2^{14}, \min(\sigma/2^{10}, (hi - lo)/2^{12}))\f$, so snapped labels are at
 /// most \f$D = \mathrm{round}((hi - lo)/g)\f$ steps apart (at most half a step more than
 /// hi - lo: the guarantee's loss from the lattice), and discrete Gaussian noise (CKS 2020,
 /// Algorithm 3, exact) is added with the smallest lattice sigma whose exact delta for D (CKS
 /// 2020, Theorem 7) is at most delta / (1 + 1e-9). sigma() is that realized sigma in label
 /// units, slightly above analytic_sigma() because of the widened sensitivity (by at most
-/// g/(2(hi - lo)) relative: 1.2e-4 unless sigma > 16 (hi - lo)); realized_delta() its exact delta.
+/// g/(2(hi - lo)) relative: 1.2e-4 unless sigma > 4 (hi - lo), sigma/(2^15 (hi - lo)) beyond);
+/// realized_delta() its exact delta.
 ///
 /// \code{.cpp}
 /// labeldp::AnalyticGaussianMechanism ag(0, 5000, 1.0, 1e-6, /*clip=*/true);
@@ -390,7 +397,7 @@ class AnalyticGaussianMechanism {
     if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the Gaussian mechanism", eps);
     detail::validate_delta(delta);
     m_analytic_sigma = analytic_gaussian_sigma(eps, delta, hi - lo);
-    const double fine = std::max(m_analytic_sigma / 65536, std::min(m_analytic_sigma / 1024, (hi - lo) / 4096));
+    const double fine = std::max(m_analytic_sigma / 16384, std::min(m_analytic_sigma / 1024, (hi - lo) / 4096));
     const double g = std::ldexp(1.0, std::ilogb(fine));
     m_lattice = detail::Lattice::power_of_two(lo, hi, g);
     m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_lattice.steps, 1048576.0);

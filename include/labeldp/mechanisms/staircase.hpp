@@ -13,7 +13,7 @@
 /// plateau, uniform offset), each part exact: the period by Canonne, Kamath and Steinke's
 /// (2020, Algorithm 2) rational method in O(1) expected draws for any eps, the plateau by a
 /// Bernoulli draw comparing random bits with the binary expansion of a double, offsets as exact
-/// uniform integers.
+/// uniform integers (rejection on random bits).
 #pragma once
 
 #include <cmath>
@@ -161,13 +161,15 @@ class StaircaseNoise {
 
   template <std::uniform_random_bit_generator G>
   std::int64_t operator()(G& gen) const {
+    NoiseBits<G> bits(gen);
     for (;;) {
-      const std::int64_t k = period_index(gen);
-      const bool upper = m_pB > 0 && bernoulli(m_pB, gen);
-      const std::int64_t j = upper ? m_r + std::int64_t(uniform_below(std::uint64_t(m_D - m_r), gen))
-                                   : std::int64_t(uniform_below(std::uint64_t(m_r), gen));
-      const std::int64_t i = k * m_D + j;
-      const bool negative = random_bit(gen);
+      const std::int64_t k = period_index(bits);
+      const bool upper = m_pB > 0 && bits.bernoulli(m_pB);
+      // One uniform draw on [0, 2 width) gives the offset in the plateau and the sign bit.
+      const std::uint64_t width = std::uint64_t(upper ? m_D - m_r : m_r),
+                          w = std::uint64_t(bits.below(2 * u128(width)));
+      const std::int64_t i = k * m_D + (upper ? m_r : 0) + std::int64_t(w >> 1);
+      const bool negative = (w & 1) != 0;
       if (negative && i == 0) continue;
       return negative ? -i : i;
     }
@@ -178,13 +180,13 @@ class StaircaseNoise {
   // X = U + tV is discrete Laplace-like with P(X = x) proportional to e^{-x/t} (U uniform on
   // [0, t) accepted with probability e^{-U/t}, V geometric of ratio e^-1) and floor(X / s) is
   // geometric of ratio e^{-s/t} (Canonne, Kamath and Steinke 2020, Algorithm 2).
-  template <std::uniform_random_bit_generator G>
-  std::int64_t period_index(G& gen) const {
+  template <typename G>
+  std::int64_t period_index(NoiseBits<G>& bits) const {
     for (;;) {
-      const u128 u = uniform_below_u128(m_t, gen);
-      if (!bernoulli_exp_minus(u, m_t, gen)) continue;
+      const u128 u = bits.below(m_t);
+      if (!bernoulli_exp_minus(u, m_t, bits)) continue;
       std::uint64_t v = 0;
-      while (bernoulli_exp_minus(1, 1, gen)) ++v;
+      while (bernoulli_exp_minus(1, 1, bits)) ++v;
       return std::int64_t((u + m_t * v) / m_s);
     }
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -89,25 +90,80 @@ struct Lattice {
   }
 };
 
-/// Exactly uniform on [0, m) for 128-bit m >= 1 (masked rejection; fewer than 2 tries on average).
+/// Random bits drawn from a generator 64 at a time and handed out as needed, so that the small
+/// exact draws of the samplers (a sign, Bernoulli(1/K), a Bernoulli of a double's binary
+/// expansion) cost a few bits instead of a 64-bit word each. Mechanisms create one per label and
+/// drop its unused bits afterwards, so a batch call draws exactly what repeated single calls draw.
 template <std::uniform_random_bit_generator G>
-u128 uniform_below_u128(u128 m, G& gen) {
-  if (m <= u128(UINT64_MAX)) return u128(uniform_below(std::uint64_t(m), gen));
-  unsigned bits = 64;
-  while (bits < 128 && (u128(1) << bits) < m) ++bits;
-  for (;;) {
-    const std::uint64_t lo = random_u64(gen), hi = random_u64(gen);
-    const u128 v = random_u128_bits(bits, lo, hi);
-    if (v < m) return v;
+class NoiseBits {
+ public:
+  explicit NoiseBits(G& gen) : m_gen(gen) {}
+
+  /// k uniformly random bits, 1 <= k <= 64.
+  std::uint64_t bits(int k) {
+    if (k == 64) return random_u64(m_gen);
+    if (m_left < k) {
+      m_buf = random_u64(m_gen);
+      m_left = 64;
+    }
+    const std::uint64_t r = m_buf & ((std::uint64_t(1) << k) - 1);
+    m_buf >>= k;
+    m_left -= k;
+    return r;
   }
-}
+  bool bit() { return bits(1) != 0; }
+
+  /// Exactly uniform on [0, m), m >= 1, by rejection on ceil(log2 m) bits (fewer than 2 tries).
+  u128 below(u128 m) {
+    if (m <= 1) return 0;
+    const u128 top = m - 1;
+    const std::uint64_t hi = std::uint64_t(top >> 64);
+    const int k = hi ? 64 + std::bit_width(hi) : std::bit_width(std::uint64_t(top));
+    for (;;) {
+      const u128 v = k <= 64 ? u128(bits(k)) : (u128(bits(k - 64)) << 64) | u128(bits(64));
+      if (v < m) return v;
+    }
+  }
+
+  /// True with probability exactly n/d (0 <= n <= d, 1 <= d < 2^127): a uniform real U is
+  /// compared digit by digit with the binary expansion of n/d (long division), two bits on average.
+  bool ratio(u128 n, u128 d) {
+    if (n >= d) return true;
+    u128 r = n;
+    while (r != 0) {
+      r <<= 1;
+      const bool digit = r >= d;
+      if (digit) r -= d;
+      if (bit() != digit) return digit;
+    }
+    return false;
+  }
+
+  /// True with probability exactly p (the double's exact dyadic value): the random real U is
+  /// compared with p bit by bit, drawing two bits on average.
+  bool bernoulli(double p) {
+    if (!(p >= 0 && p <= 1)) fail_parameter("p", "must be a probability in [0, 1]", p);
+    if (p == 1) return true;
+    while (p > 0) {
+      p *= 2;  // exact: the next binary digit of p moves before the point
+      const bool digit = p >= 1;
+      if (digit) p -= 1;  // exact (p in [1, 2))
+      const bool u = bit();
+      if (u != digit) return digit;  // U's digit 0 where p's is 1: U < p
+    }
+    return false;
+  }
+
+ private:
+  G& m_gen;
+  std::uint64_t m_buf = 0;
+  int m_left = 0;
+};
 
 /// True with probability exactly n/d (0 <= n <= d, d >= 1).
-template <std::uniform_random_bit_generator G>
-bool bernoulli_ratio(u128 n, u128 d, G& gen) {
-  if (n >= d) return true;
-  if (n == 0) return false;
-  return uniform_below_u128(d, gen) < n;
+template <typename G>
+bool bernoulli_ratio(u128 n, u128 d, NoiseBits<G>& bits) {
+  return bits.ratio(n, d);
 }
 
 /// True with probability exactly \f$e^{-n/d}\f$ (Canonne, Kamath and Steinke 2020, Algorithm 1):
@@ -115,11 +171,11 @@ bool bernoulli_ratio(u128 n, u128 d, G& gen) {
 /// gamma, floor(gamma) independent Bernoulli(e^-1) and one Bernoulli(e^-(gamma - floor gamma)).
 /// \pre d < 2^113 (so d K fits in 128 bits for every K that can occur: K > 2^14 has probability
 /// below 1/(2^14)!, and then std::logic_error is thrown rather than an inexact answer).
-template <std::uniform_random_bit_generator G>
-bool bernoulli_exp_minus(u128 n, u128 d, G& gen) {
+template <typename G>
+bool bernoulli_exp_minus(u128 n, u128 d, NoiseBits<G>& bits) {
   auto unit = [&](u128 num, u128 den) {  // e^{-num/den}, num <= den
     std::uint64_t k = 1;
-    while (bernoulli_ratio(num, den * k, gen)) {
+    while (bernoulli_ratio(num, den * k, bits)) {
       if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("bernoulli_exp_minus: impossible trial count");
     }
     return (k & 1) == 1;
@@ -128,12 +184,6 @@ bool bernoulli_exp_minus(u128 n, u128 d, G& gen) {
   for (u128 q = n / d; q > 0; --q)
     if (!unit(1, 1)) return false;
   return unit(n % d, d);
-}
-
-/// A uniformly random bit.
-template <std::uniform_random_bit_generator G>
-bool random_bit(G& gen) {
-  return (random_u64(gen) & 1) != 0;
 }
 
 /// Power sum \f$\sum_{i=0}^{n-1} i^m\f$ for m = 0, 1, 2 (in double; n < 2^53).
