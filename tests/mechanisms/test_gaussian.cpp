@@ -117,6 +117,8 @@ TEST_CASE("analytic_gaussian_sigma rejects each bad parameter", "[gaussian]") {
   CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, 1, 1), "'delta' must be in (0, 1), got 1");
   CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, -0.5, 1), "'delta' must be in (0, 1), got -0.5");
   CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, std::nan(""), 1), Contains("'delta' must be in (0, 1)"));
+  CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, 1e-310, 1),
+                    "'delta' must be at least 1e-300, got 9.9999999999999694e-311");
   CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(0, 1e-6, 1), "'eps' must be finite and positive, got 0");
   CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(INFINITY, 1e-6, 1), "'eps' must be finite and positive, got inf");
   CHECK_THROWS_WITH(labeldp::analytic_gaussian_sigma(1, 1e-6, 0), "'sensitivity' must be finite and positive, got 0");

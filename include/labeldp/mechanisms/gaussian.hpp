@@ -102,7 +102,7 @@ inline double analytic_gaussian_delta(double sigma, double eps, double sensitivi
 /// Theorem 8 and Algorithm 1), found by bisection on log sigma to a relative width of 1e-14;
 /// the upper end is returned, so analytic_gaussian_delta(result) <= delta up to its evaluation
 /// error (about 1e-14 relative).
-/// \throws std::invalid_argument unless eps > 0 (at most 700), 0 < delta < 1, sensitivity > 0.
+/// \throws std::invalid_argument unless eps > 0 (at most 700), 1e-300 <= delta < 1, sensitivity > 0.
 inline double analytic_gaussian_sigma(double eps, double delta, double sensitivity) {
   validate_epsilon(eps);
   if (eps > 700) detail::fail_parameter("eps", "must be at most 700 for the Gaussian mechanism", eps);
@@ -304,7 +304,7 @@ inline double lattice_gaussian_loss(const Lattice& lat, bool clip, double s2, do
 class DiscreteGaussianMechanism {
  public:
   /// \throws std::invalid_argument for a bad lo/hi/resolution (LabelGrid's rules), eps not in
-  ///         (0, 100], delta not in (0, 1), or noise wider than 2^20 grid steps.
+  ///         (0, 100], delta not in [1e-300, 1), or noise wider than 2^20 grid steps.
   DiscreteGaussianMechanism(double lo, double hi, double eps, double delta, double resolution, bool clip)
       : m_lattice(detail::Lattice::from_resolution(lo, hi, resolution)), m_eps(eps), m_delta(delta), m_clip(clip) {
     validate_epsilon(eps);
@@ -389,7 +389,7 @@ class DiscreteGaussianMechanism {
 /// \endcode
 class AnalyticGaussianMechanism {
  public:
-  /// \throws std::invalid_argument for bad lo/hi, eps not in (0, 100], delta not in (0, 1).
+  /// \throws std::invalid_argument for bad lo/hi, eps not in (0, 100], delta not in [1e-300, 1).
   AnalyticGaussianMechanism(double lo, double hi, double eps, double delta, bool clip)
       : m_eps(eps), m_delta(delta), m_clip(clip) {
     detail::validate_label_range(lo, hi);

@@ -27,9 +27,11 @@ inline void validate_label_range(double lo, double hi) {
                                 ", hi = " + format_number(hi));
 }
 
-/// Throws unless delta is in (0, 1).
+/// Throws unless delta is in (0, 1) and at least 1e-300 (below, the deltas computed in double
+/// precision would underflow and could no longer certify the guarantee).
 inline void validate_delta(double delta) {
   if (!(delta > 0 && delta < 1)) fail_parameter("delta", "must be in (0, 1)", delta);
+  if (delta < 1e-300) fail_parameter("delta", "must be at least 1e-300", delta);
 }
 
 /// The public lattice \f$lo + g j\f$, j = 0..D, with the top point read as hi when outputs are
