@@ -195,9 +195,9 @@ struct DiscreteGaussianSampler {
   }
 };
 
-/// Dyadic sigma^2 >= s2 with 24 significant bits (rounded up: at most 2^-23 relative), which
-/// keeps the acceptance test's denominator 2 sigma^4 2^{2f} within 64 bits for sigma < 2^14
-/// (one random word per rational Bernoulli trial).
+/// Dyadic sigma^2 >= s2 with 24 significant bits (rounded up: at most 2^-23 relative, so the
+/// guarantee only improves), which keeps the acceptance test's integers (numerator below 2^126,
+/// denominator 2 m 2^f t^2 below 2^113) and their long division within 128 bits.
 inline DiscreteGaussianSampler dyadic_sampler(double s2) {
   const int f = std::clamp(23 - std::ilogb(s2), 0, 50);
   const double scaled = std::ceil(std::ldexp(s2, f));
