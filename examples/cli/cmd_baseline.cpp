@@ -60,7 +60,7 @@ void validate(const BaselineArgs& a) {
   if (!(a.kind == "laplace" || a.kind == "discrete-laplace" || a.kind == "gaussian" || a.kind == "discrete-gaussian" ||
         a.kind == "staircase" || a.kind == "discrete-staircase" || a.kind == "exponential" || a.kind == "rr" ||
         a.kind == "rr-with-prior"))
-    throw InputError("'--kind' must be one of " + std::string(kKinds) + ", got '" + a.kind + "'");
+    throw InputError("'--kind' must be one of " + std::string(kKinds) + ", got " + labeldp::json_string(a.kind));
   labeldp::validate_epsilon(a.eps, "--eps");
   check_finite("--lo", a.lo);
   check_finite("--hi", a.hi);

@@ -242,6 +242,8 @@ TEST_CASE("cli baseline: every bad input exits 2 with one line naming the option
   SECTION("kind") {
     require_bad_input(base + "--kind laplacian --eps 1", "'--kind' must be one of laplace, discrete-laplace");
     require_bad_input("baseline --eps 1 --lo 0 --hi 4 --json", "--kind");
+    // A newline in the echoed value is escaped: still one line.
+    require_bad_input(base + "--kind \"$(printf 'lap\\nlace')\" --eps 1", "got \"lap\\nlace\"");
   }
   SECTION("eps") {
     require_bad_input(base + "--kind laplace --eps 0", "'--eps' must be finite and positive, got 0");
@@ -251,6 +253,9 @@ TEST_CASE("cli baseline: every bad input exits 2 with one line naming the option
     require_bad_input(base + "--kind laplace --eps abc", "--eps");
     require_bad_input("baseline --kind laplace --lo 0 --hi 4 --json", "--eps");
     require_bad_input(base + "--kind laplace --eps 1e-13", "'eps' must be at least 2^-40 for the Laplace mechanism");
+    require_bad_input(base + "--kind laplace --eps 1e300", "'eps' / sensitivity must be in [2^-42, 2^62]");
+    require_bad_input(base + "--kind exponential --eps 2000",
+                      "'eps' must be at most 1000 for the exponential mechanism");
     require_bad_input("baseline --kind discrete-laplace --lo 0 --hi 2147483648 --resolution 1 --eps 1e-6 --json",
                       "'eps' / sensitivity must be in [2^-42, 2^62]");
   }

@@ -361,6 +361,14 @@ TEST_CASE("Discrete Laplace mechanism (clipped): a mutant with eps doubled fails
     CHECK(chi_z(labeldp::test::chi_square(good, p)) < 6);
     CHECK(chi_z(labeldp::test::chi_square(bad, p)) > 6);
   }
+  for (double eps : {30.0, 700.0}) {
+    const auto fin_big = DiscreteLaplaceMechanism<>(grid, eps, true).finite();
+    INFO("eps " << eps);
+    CHECK(labeldp::audit_epsilon(fin_big.probabilities()) <= eps);
+    CHECK(labeldp::audit_epsilon(fin_big.realized_probabilities()) <= eps);
+  }
+  REQUIRE_THROWS_WITH(DiscreteLaplaceMechanism<>(grid, 701.0, true).finite(),
+                      "'eps' must be at most 700 for the discrete Laplace matrix, got 701");
   // The sampler's own guarantee, exactly: N gamma <= eps.
   CHECK(realized_within(lap.noise(), 1.0, 10));
   CHECK(lap.realized_epsilon() <= 1.0);
@@ -508,6 +516,15 @@ TEST_CASE("Exponential mechanism (class): realized audit, fit, mutant, losses", 
       ExponentialMechanism<>(LabelGrid<>(0.0, 2000.0, 1.0), 1.0),
       "the exponential mechanism's grid has 2000 steps, more than the limit of 1024 (coarser 'resolution')");
   REQUIRE_THROWS_WITH(ExponentialMechanism<>(grid, -1.0), "'eps' must be finite and positive, got -1");
+  REQUIRE_THROWS_WITH(ExponentialMechanism<>(grid, 1001.0),
+                      "'eps' must be at most 1000 for the exponential mechanism, got 1001");
+  // Large eps: the far weights are tiny but positive, and the realized matrix stays eps-DP.
+  for (double eps : {50.0, 1000.0}) {
+    const ExponentialMechanism<> big(grid, eps);
+    INFO("eps " << eps);
+    CHECK(labeldp::audit_epsilon(big.finite().realized_probabilities()) <= eps);
+    CHECK(labeldp::audit_epsilon(big.finite().probabilities()) <= eps);
+  }
 }
 
 TEST_CASE("Additive baselines: batch sampling equals one call per label for a fixed seed", "[additive_noise]") {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -175,16 +176,26 @@ class BitPool {
   /// expansion of 1/k, whose words come from long division (a table for k <= 64).
   bool bernoulli_inverse(std::uint64_t k) {
     if (k <= 1) return true;
-    u128 rem = 1;  // 1/k = sum of words w_i 2^(-64 i): w = floor(rem 2^64 / k)
+    // 1/k = sum of words w_i 2^(-64 i), w_i = floor(rem_i 2^64 / k); the first word from a
+    // table for small k (a 128-bit division costs more than the rest of the draw).
+    u128 rem;
+    std::uint64_t w;
+    if (k < kInverseTableSize) {
+      w = inverse_table()[k];
+      rem = (u128(1) << 64) - u128(w) * k;
+    } else {
+      w = std::uint64_t((u128(1) << 64) / k);
+      rem = (u128(1) << 64) % k;
+    }
     for (;;) {
-      const u128 scaled = rem << 64;
-      const std::uint64_t w = std::uint64_t(scaled / k);
-      rem = scaled % k;
       for (int shift = 56; shift >= 0; shift -= 8) {
         const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
         if (c != b) return c < b;
       }
       if (rem == 0) return false;
+      const u128 scaled = rem << 64;
+      w = std::uint64_t(scaled / k);
+      rem = scaled % k;
     }
   }
 
@@ -216,6 +227,17 @@ class BitPool {
   }
 
  private:
+  static constexpr std::uint64_t kInverseTableSize = 64;
+  // floor(2^64 / k) for k = 2..63 (entry 0 and 1 unused).
+  static const std::array<std::uint64_t, kInverseTableSize>& inverse_table() {
+    static constexpr std::array<std::uint64_t, kInverseTableSize> table = [] {
+      std::array<std::uint64_t, kInverseTableSize> t{};
+      for (std::uint64_t k = 2; k < kInverseTableSize; ++k) t[k] = std::uint64_t((u128(1) << 64) / k);
+      return t;
+    }();
+    return table;
+  }
+
   G& m_gen;
   std::uint64_t m_buf = 0;
   unsigned m_left = 0;

@@ -200,9 +200,11 @@ class DiscreteLaplaceMechanism {
   /// \f$P[j][m] = c\,\alpha^{|m-j|}\f$ inside, \f$\alpha^{j}/(1+\alpha)\f$ at m = 0 and
   /// \f$\alpha^{N-j}/(1+\alpha)\f$ at m = N (the clipped tails), \f$c = (1-\alpha)/(1+\alpha)\f$.
   /// \throws std::logic_error when the mechanism does not clip (its outputs are unbounded);
-  ///         std::invalid_argument when N > 4096 (the matrix would be too large).
+  ///         std::invalid_argument when N > 4096 (the matrix would be too large) or eps > 700.
   FiniteMechanism<Scalar> finite() const {
     if (!m_clip) throw std::logic_error("the unclipped discrete Laplace mechanism has infinitely many outputs");
+    // Entries are at least e^{-eps}: beyond 700 they would underflow to 0 (not eps-DP as stored).
+    if (m_eps > 700) detail::fail_parameter("eps", "must be at most 700 for the discrete Laplace matrix", m_eps);
     const std::int64_t n = m_grid.steps();
     if (n > 4096)
       throw std::invalid_argument("grid of " + std::to_string(n + 1) +
@@ -437,8 +439,11 @@ class ExponentialMechanism {
  public:
   /// Largest number of grid steps (the mechanism keeps (N+1)^2 alias entries).
   static constexpr std::int64_t kMaxSteps = 1024;
+  /// Largest eps (the weights \f$e^{-\varepsilon/2}\f$ must stay normal doubles).
+  static constexpr double kMaxEps = 1000;
 
-  /// \throws std::invalid_argument for a bad eps or a grid of more than kMaxSteps steps.
+  /// \throws std::invalid_argument for a bad eps (or above kMaxEps) or a grid of more than
+  ///         kMaxSteps steps.
   ExponentialMechanism(LabelGrid<Scalar> grid, double eps) : m_grid(grid), m_eps(eps), m_finite(build(grid, eps)) {}
 
   double eps() const { return m_eps; }
@@ -491,6 +496,8 @@ class ExponentialMechanism {
  private:
   static FiniteMechanism<Scalar> build(const LabelGrid<Scalar>& grid, double eps) {
     validate_epsilon(eps);
+    // Beyond this the far weights e^{-eps/2} underflow to 0 and the matrix would not be eps-DP.
+    if (eps > kMaxEps) detail::fail_parameter("eps", "must be at most 1000 for the exponential mechanism", eps);
     if (grid.steps() > kMaxSteps)
       throw std::invalid_argument("the exponential mechanism's grid has " + std::to_string(grid.steps()) +
                                   " steps, more than the limit of " + std::to_string(kMaxSteps) +
