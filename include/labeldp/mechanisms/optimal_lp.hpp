@@ -19,6 +19,7 @@
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/lp_columns.hpp"
 #include "labeldp/mechanisms/detail/staircase_barrier.hpp"
 #include "labeldp/optim/column_generation.hpp"
 #include "labeldp/optim/simplex.hpp"
@@ -451,17 +452,15 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   for (Index j = 0; j < n; ++j)
     if (M.col(j).maxCoeff() > 0) used.push_back(j);
   Vector<Scalar> out(Index(used.size()));
-  Matrix<Scalar> P(k, Index(used.size()));
+  Eigen::MatrixXd kept(k, Index(used.size()));
   for (std::size_t u = 0; u < used.size(); ++u) {
     out[Index(u)] = sorted[std::size_t(used[u])];
-    for (Index y = 0; y < k; ++y) P(y, Index(u)) = Scalar(M(y, used[u]));
+    kept.col(Index(u)) = M.col(used[u]);
   }
-  for (Index y = 0; y < k; ++y) P.row(y) /= P.row(y).sum();
-  // The columns are eps-DP in exact arithmetic; roundoff (the row normalization above, the
-  // simplex's tolerances) can push a ratio past e^eps by a few ulps. Make the stored matrix
-  // eps-DP exactly (the mass moved is roundoff).
-  cap_to_epsilon(P, eps);
-  result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(out), std::move(P));
+  // The columns are eps-DP in exact arithmetic; roundoff (the row normalization, the simplex's
+  // tolerances) can push a ratio past e^eps by a few ulps: the stored matrix is made eps-DP
+  // exactly (the mass moved is roundoff).
+  result.mechanism = detail::mechanism_from_lp_columns(prior.values(), std::move(out), kept, eps);
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
   return result;
 }

@@ -20,6 +20,7 @@
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/lp_columns.hpp"
 #include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
 #include "labeldp/mechanisms/detail/unbiased_finish.hpp"
 #include "labeldp/mechanisms/detail/unbiased_master.hpp"
@@ -142,10 +143,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
                 prior.values(), result.mechanism.outputs(),
                 detail::interpolate_dropped_rows(kept, prior.values(), result.mechanism.probabilities()));
             result.expected_loss = result.mechanism.expected_loss(prior);
-            Scalar bias = 0;
-            for (Index i = 0; i < k; ++i)
-              bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
-            result.max_bias = bias;
+            result.max_bias = detail::achieved_max_bias(result.mechanism, prior);
           }
         }
         detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);

@@ -18,6 +18,7 @@
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/types.hpp"
+#include "labeldp/mechanisms/detail/lp_columns.hpp"
 #include "labeldp/mechanisms/detail/unbiased_master.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
 #include "labeldp/mechanisms/unbiased_options.hpp"
@@ -84,17 +85,11 @@ void finish_columns(const FinitePrior<Scalar>& prior, const UnbiasedProblem& P, 
     kept.col(Index(t)) = cols[std::size_t(keep[t])];
   }
   rescale_columns_to_rows(P, scaled_outputs, kept);
-  Matrix<Scalar> probs = kept.cast<Scalar>();
-  for (Index i = 0; i < k; ++i) probs.row(i) /= probs.row(i).sum();
-  // The columns are eps-DP in exact arithmetic; the row division above (and a tolerance-feasible
-  // master) can push a ratio past e^eps by a few ulps. Make the stored matrix eps-DP exactly.
-  cap_to_epsilon(probs, P.eps);
-  result.mechanism = FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(probs));
+  // The columns are eps-DP in exact arithmetic; the row division (and a tolerance-feasible
+  // master) can push a ratio past e^eps by a few ulps: the stored matrix is made eps-DP exactly.
+  result.mechanism = mechanism_from_lp_columns(prior.values(), std::move(outputs), kept, P.eps);
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
-  Scalar bias = 0;
-  for (Index i = 0; i < k; ++i)
-    bias = std::max(bias, Scalar(std::abs(result.mechanism.conditional_mean(i) - prior.value(i))));
-  result.max_bias = bias;
+  result.max_bias = achieved_max_bias(result.mechanism, prior);
 }
 
 /// Turns the master's solution into a FiniteMechanism in original units: re-solves the square
