@@ -567,3 +567,29 @@ TEST_CASE("Laplace mechanism rejects each bad parameter", "[additive_noise]") {
   REQUIRE_THROWS_WITH(LaplaceMechanism<>(0.0, 1.0, 1.0, false).sample(std::nan(""), g),
                       "'label' must be finite, got nan");
 }
+
+namespace {
+// A generator that counts its 64-bit words (the sampler's work is proportional to them).
+struct CountingRandom {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type(0); }
+  labeldp::SeededRandom inner{99};
+  long long words = 0;
+  result_type operator()() {
+    ++words;
+    return inner();
+  }
+};
+}  // namespace
+
+TEST_CASE("DiscreteLaplace: O(1) expected random words whatever the scale", "[additive_noise]") {
+  for (double eps : {8.0, 1.0, 1e-3, 1e-6, 1e-9, 1e-12}) {
+    const auto d = DiscreteLaplace::for_privacy(eps, 1);
+    CountingRandom g;
+    const int n = 20000;
+    for (int i = 0; i < n; ++i) (void)d(g);
+    INFO("scale " << double(d.scale()) << ": " << double(g.words) / n << " words per draw");
+    CHECK(double(g.words) / n < 4);
+  }
+}
