@@ -28,8 +28,8 @@
 /// - unbiased_continuous.hpp: the optimum over real outputs (unbiased or bias-bounded);
 /// - unbiased_randomizer.hpp: UnbiasedRandomizer and LabelRandomizer (Alg. 3);
 /// - detail/unbiased_master.hpp (the staircase master), detail/unbiased_finish.hpp (master
-///   columns to a certified mechanism), detail/unbiased_pricing.hpp, detail/unbiased_lp.hpp,
-///   detail/unbiased_barrier.hpp, detail/interval_bias.hpp, detail/staircase_barrier.hpp.
+///   columns to a certified mechanism, through detail/lp_columns.hpp), detail/unbiased_pricing.hpp,
+///   detail/unbiased_lp.hpp, detail/unbiased_barrier.hpp, detail/interval_bias.hpp, detail/staircase_barrier.hpp.
 #pragma once
 
 #include "labeldp/mechanisms/unbiased_continuous.hpp"

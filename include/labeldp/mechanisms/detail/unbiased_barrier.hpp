@@ -1,5 +1,5 @@
 /// \file
-/// The exact optimal unbiased randomizer with real outputs (mechanisms/unbiased.hpp,
+/// The exact optimal unbiased randomizer with real outputs (mechanisms/unbiased_continuous.hpp,
 /// optimal_unbiased_continuous()) by a dual barrier method over every interval pattern, then
 /// Newton's method on the optimality conditions of the active patterns.
 ///
