@@ -34,17 +34,18 @@ template <typename Scalar = double>
 struct HistEpsResult {
   HistogramPrior<Scalar> prior;      ///< Histogram of the noisy labels (the private prior).
   std::vector<Scalar> noisy_labels;  ///< The noisy labels \f$M_{\varepsilon,Lap}(y)\f$, in input order.
-  double alpha;                      ///< Ratio of the two-sided geometric noise.
+  double alpha;                      ///< Ratio \f$e^{-\gamma}\f$ of the two-sided geometric noise (rounded).
   std::int64_t steps;                ///< N: grid steps spanning [lo, hi] (the L1 sensitivity in steps).
-  double epsilon;                    ///< Realized guarantee \f$N \ln(1/\alpha) \le\f$ eps.
+  double epsilon;                    ///< Realized guarantee \f$N \gamma \le\f$ eps (rounded up).
 };
 
 namespace detail {
 
 struct HistEpsNoise {
   std::int64_t steps;
-  double alpha;
-  double epsilon;
+  DiscreteLaplace laplace;  ///< \f$\Pr[Z = z] \propto e^{-\gamma |z|}\f$, \f$N\gamma < \varepsilon\f$ exactly
+  double alpha;             ///< \f$e^{-\gamma}\f$ rounded (reporting only)
+  double epsilon;           ///< \f$N\gamma\f$ rounded up
 };
 
 inline HistEpsNoise hist_eps_noise(const HistEpsOptions& o) {
@@ -58,8 +59,8 @@ inline HistEpsNoise hist_eps_noise(const HistEpsOptions& o) {
     fail_parameter("resolution", "must be at least (hi - lo) / 2^32 = " + format_number((o.hi - o.lo) / 4294967296.0),
                    o.resolution);
   const std::int64_t n = std::max<std::int64_t>(1, std::int64_t(steps));
-  const double alpha = discrete_laplace_alpha(o.eps, double(n));
-  return HistEpsNoise{n, alpha, double(n) * -std::log(alpha)};
+  const DiscreteLaplace laplace = DiscreteLaplace::for_privacy(o.eps, double(n));
+  return HistEpsNoise{n, laplace, double(laplace.alpha()), laplace.realized_epsilon(double(n))};
 }
 
 }  // namespace detail
@@ -68,14 +69,15 @@ inline HistEpsNoise hist_eps_noise(const HistEpsOptions& o) {
 /// to [lo, hi] (labels outside are clipped, not rejected; only NaN is rejected), rounded to the
 /// nearest point \f$lo + j r\f$, \f$j \in \{0..N\}\f$, \f$N = \lceil (hi-lo)/r \rceil\f$, and moved by
 /// \f$Z r\f$ with Z two-sided geometric, \f$\Pr[Z=z] \propto \alpha^{|z|}\f$,
-/// \f$\alpha = e^{-\varepsilon/N}\f$ rounded up (core two_sided_geometric(), exact).
+/// \f$\alpha = e^{-\gamma}\f$ with a rational \f$\gamma \le \varepsilon/N\f$ (core
+/// DiscreteLaplace::for_privacy(), exact).
 ///
 /// Guarantee: replacing one label moves its j by at most N and leaves the other noisy labels
 /// unchanged, so every output's probability changes by a factor at most \f$\alpha^{-N}\f$: the
-/// vector of noisy labels is \f$N \ln(1/\alpha) \le \varepsilon\f$ label-DP, exactly (no
-/// floating-point sampling). It is Laplace noise of scale \f$N r/\varepsilon \approx
-/// (hi-lo)/\varepsilon\f$ on the grid r. Cost: \f$2/(1-\alpha) \approx 2N/\varepsilon\f$ exact
-/// Bernoulli draws per label (choose r so that N is moderate).
+/// vector of noisy labels is \f$N \gamma < \varepsilon\f$ label-DP, exactly (no floating-point
+/// sampling). It is Laplace noise of scale \f$N r/\varepsilon \approx (hi-lo)/\varepsilon\f$ on
+/// the grid r. Cost: O(1) expected per label whatever N (Canonne, Kamath and Steinke 2020,
+/// Algorithm 2); eps / N must be at least \f$2^{-42}\f$.
 /// \throws std::invalid_argument naming 'lo', 'hi', 'eps', 'resolution' or 'label' (NaN).
 template <typename Scalar, std::uniform_random_bit_generator G>
 std::vector<Scalar> hist_eps_noisy_labels(const std::vector<Scalar>& labels, const HistEpsOptions& options, G& gen) {
@@ -88,7 +90,7 @@ std::vector<Scalar> hist_eps_noisy_labels(const std::vector<Scalar>& labels, con
     const double clipped = std::clamp(double(y), options.lo, options.hi);
     const std::int64_t j =
         std::clamp<std::int64_t>(std::llround((clipped - options.lo) / options.resolution), 0, noise.steps);
-    const std::int64_t z = two_sided_geometric(noise.alpha, gen);
+    const std::int64_t z = noise.laplace(gen);
     out.push_back(Scalar(options.lo + double(j + z) * options.resolution));
   }
   return out;
