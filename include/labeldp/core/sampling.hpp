@@ -199,6 +199,21 @@ class BitPool {
     }
   }
 
+  /// True with probability exactly \f$(w + r/d)/2^{64}\f$ for \f$0 \le r < d\f$: 8-bit chunks of
+  /// random bits against w, then against the expansion of r/d by long division.
+  bool bernoulli_expansion(std::uint64_t w, u128 r, std::uint64_t d) {
+    for (;;) {
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
+        if (c != b) return c < b;
+      }
+      if (r == 0) return false;
+      const u128 scaled = r << 64;
+      w = std::uint64_t(scaled / d);
+      r = scaled % d;
+    }
+  }
+
   /// True with probability exactly \f$e^{-m/2^k}\f$ for \f$m \le 2^k\f$, k <= 63 (Canonne,
   /// Kamath and Steinke 2020, Algorithm 1, \f$\gamma \le 1\f$, with dyadic \f$\gamma\f$).
   bool bernoulli_exp_neg_dyadic(std::uint64_t m, unsigned k) {
@@ -293,6 +308,7 @@ class DiscreteLaplace {
     constexpr std::uint64_t kMax = std::uint64_t(1) << 63;
     if (s < 1 || s >= kMax) detail::fail_parameter("s", "must be in [1, 2^63)", double(s));
     if (t < 1 || t > kMax) detail::fail_parameter("t", "must be in [1, 2^63]", double(t));
+    init_words();
   }
 
   /// The distribution that makes an integer query of L1 sensitivity `sensitivity` (an integer
@@ -384,7 +400,7 @@ class DiscreteLaplace {
       const std::uint64_t u = m_block == 1 ? 0 : pool.uniform(m_block);
       if (u != 0 && !exp_neg(pool, m_s * u)) continue;  // s u < s L <= t
       std::uint64_t v = 0;
-      while (exp_neg(pool, m_s * m_block)) ++v;  // s L <= t, or L = 1
+      while (block_exp_neg(pool)) ++v;
       const detail::u128 y = detail::u128(u) + detail::u128(m_block) * v;
       const bool negative = pool.bit();
       if (negative && y == 0) continue;
@@ -403,9 +419,41 @@ class DiscreteLaplace {
     return pool.bernoulli_exp_neg_any(n, m_t);
   }
 
+  // Bernoulli(e^{-c}), c = s L / t, the geometric part's trial: Algorithm 1 of Canonne, Kamath
+  // and Steinke 2020 with Bernoulli(c/j) for j < kWords drawn against precomputed words of c/j
+  // (one comparison instead of Bernoulli(c) and Bernoulli(1/j)).
+  template <typename Pool>
+  bool block_exp_neg(Pool& pool) const {
+    if (!m_has_words) return exp_neg(pool, m_s * m_block);  // s L <= t, or L = 1
+    std::uint64_t j = 1;
+    for (;; ++j) {
+      const bool success = j < kWords
+                               ? pool.bernoulli_expansion(m_words[j], m_rems[j], j)
+                               : pool.bernoulli_dyadic(m_s * m_block, unsigned(m_log2_t)) && pool.bernoulli_inverse(j);
+      if (!success) break;
+    }
+    return (j & 1) == 1;
+  }
+
+  void init_words() {
+    // c = s L / 2^k < 1 as the 64-bit fraction M = s L 2^(64-k); c/j = (floor(M/j) + (M mod j)/j) 2^-64.
+    if (m_log2_t < 0 || m_s * m_block >= m_t) return;
+    const u128 M = u128(m_s * m_block) << (64 - m_log2_t);
+    for (std::uint64_t j = 1; j < kWords; ++j) {
+      m_words[j] = std::uint64_t(M / j);
+      m_rems[j] = std::uint64_t(M % j);
+    }
+    m_has_words = true;
+  }
+
+  using u128 = detail::u128;
+  static constexpr std::uint64_t kWords = 8;
+
   std::uint64_t m_s, m_t;
   std::uint64_t m_block = m_s == 0 ? 1 : std::max<std::uint64_t>(1, m_t / m_s / 2);  // s = 0 is rejected
   int m_log2_t = std::has_single_bit(m_t) && m_t <= (std::uint64_t(1) << 63) ? int(std::countr_zero(m_t)) : -1;
+  std::array<std::uint64_t, kWords> m_words{}, m_rems{};
+  bool m_has_words = false;
 };
 
 /// Exact categorical sampling in O(1) per draw (Walker's alias method in integer arithmetic).
