@@ -593,3 +593,41 @@ TEST_CASE("DiscreteLaplace: O(1) expected random words whatever the scale", "[ad
     CHECK(double(g.words) / n < 4);
   }
 }
+
+namespace {
+// Replays given 64-bit words (then zeros): drives the exact samplers down their rare tie paths.
+struct ScriptedRandom {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type(0); }
+  std::vector<std::uint64_t> words;
+  std::size_t next = 0;
+  result_type operator()() { return next < words.size() ? words[next++] : 0; }
+};
+}  // namespace
+
+TEST_CASE("Exact Bernoulli draws resolve ties past the first 64 bits", "[additive_noise]") {
+  // 1/3 = 0.0101...: its 64-bit words are all 0x5555...; a BitPool reads each word's low byte
+  // first and compares it with the expansion's high byte, so a palindromic word ties.
+  const std::uint64_t third = 0x5555555555555555ull;
+  for (auto [tail, expect] : {std::pair<std::uint64_t, bool>{0, true}, {~0ull, false}}) {
+    ScriptedRandom g{{third, third, tail}};
+    labeldp::detail::BitPool<ScriptedRandom> pool(g);
+    CHECK(pool.bernoulli_inverse(3) == expect);
+    CHECK(g.next == 3);  // the third word decided
+  }
+  // m / 2^63 has the 64-bit expansion w = 2m; when the uniform's 64 bits equal w it is >= p.
+  {
+    const std::uint64_t w = 0x0203040506070810ull, m = w >> 1;
+    ScriptedRandom tie{{__builtin_bswap64(w)}}, below{{__builtin_bswap64(w - 1)}};
+    labeldp::detail::BitPool<ScriptedRandom> p1(tie), p2(below);
+    CHECK_FALSE(p1.bernoulli_dyadic(m, 63));
+    CHECK(p2.bernoulli_dyadic(m, 63));
+  }
+  // (w + r/d) 2^-64 with r/d = 1/3: a tie on w goes on to the words of 1/3.
+  for (auto [tail, expect] : {std::pair<std::uint64_t, bool>{0, true}, {~0ull, false}}) {
+    ScriptedRandom g{{0x1111111111111111ull, third, tail}};
+    labeldp::detail::BitPool<ScriptedRandom> pool(g);
+    CHECK(pool.bernoulli_expansion(0x1111111111111111ull, 1, 3) == expect);
+  }
+}
