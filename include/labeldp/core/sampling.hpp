@@ -80,7 +80,10 @@ inline double discrete_laplace_alpha(double eps, double sensitivity) {
 
 /// A sample of the two-sided geometric distribution \f$P(z) = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}\f$
 /// on the integers, exactly, as the difference of two geometric variables, each drawn by exact
-/// Bernoulli(alpha) trials. Expected \f$2/(1-\alpha)\f$ Bernoulli draws.
+/// Bernoulli(alpha) trials. Expected \f$2/(1-\alpha)\f$ Bernoulli draws: fine for small scales
+/// (the private histogram's \f$2/\varepsilon\f$); for any scale use DiscreteLaplace (below), O(1)
+/// expected, whose \f$\alpha = e^{-\gamma}\f$ has a rational \f$\gamma\f$ instead of a dyadic
+/// \f$\alpha\f$.
 /// \throws std::invalid_argument unless 0 <= alpha < 1.
 template <std::uniform_random_bit_generator G>
 std::int64_t two_sided_geometric(double alpha, G& gen) {
