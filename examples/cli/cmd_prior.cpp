@@ -38,67 +38,17 @@ namespace {
 
 using labeldp::Index;
 using labeldp::cli::InputError;
+using labeldp::cli::parse_flag_number;
+using labeldp::cli::parse_flag_positive;
+using labeldp::cli::parse_seed;
+using labeldp::cli::read_support;
+using labeldp::cli::rethrow_without_values;
 
 struct Options {
   std::string input, column, eps, lo, hi, resolution, support, seed, output;
   std::string rounding = "nearest";
   bool json = false;
 };
-
-double parse_flag_number(const std::string& flag, const std::string& text) {
-  const auto v = labeldp::io::parse_double(text);
-  if (!v || !std::isfinite(*v)) throw InputError("'" + flag + "' must be a finite number, got '" + text + "'");
-  return *v;
-}
-
-double parse_flag_positive(const std::string& flag, const std::string& text) {
-  const double v = parse_flag_number(flag, text);
-  if (!(v > 0)) throw InputError("'" + flag + "' must be a finite number > 0, got '" + text + "'");
-  return v;
-}
-
-std::uint64_t parse_seed(const std::string& text) {
-  std::uint64_t v = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  const auto [ptr, ec] = std::from_chars(first, last, v);
-  if (text.empty() || ec != std::errc{} || ptr != last)
-    throw InputError("'--seed' must be an integer in [0, 2^64), got '" + text + "'");
-  return v;
-}
-
-// The public support file: CSV with header `value`, one finite value per row, no duplicates
-// (named with both lines). Sorting finds duplicates in O(k log k).
-std::vector<double> read_support(const std::string& path) {
-  std::vector<std::pair<double, std::size_t>> rows;
-  labeldp::io::for_each_column_value(path, "value", [&](double v, std::size_t line) { rows.emplace_back(v, line); });
-  if (rows.empty()) throw InputError(path + ":2: no support values after the header 'value'");
-  std::vector<std::pair<double, std::size_t>> sorted = rows;
-  std::sort(sorted.begin(), sorted.end());
-  for (std::size_t i = 1; i < sorted.size(); ++i)
-    if (sorted[i].first == sorted[i - 1].first)
-      throw InputError(path + ":" + std::to_string(sorted[i].second) + ": duplicate value " +
-                       labeldp::detail::format_number(sorted[i].first) + " (also on line " +
-                       std::to_string(sorted[i - 1].second) + ")");
-  std::vector<double> values;
-  values.reserve(rows.size());
-  for (const auto& r : rows) values.push_back(r.first);
-  return values;
-}
-
-// A reader error on a data row of the private labels file, without the quoted text the CSV
-// reader puts in some messages ("stray quote in unquoted field '...'"): the message is cut at
-// its first quote, keeping the "file:line: rule" part.
-[[noreturn]] void rethrow_without_values(const std::invalid_argument& e) {
-  std::string m = e.what();
-  const auto quote = m.find('\'');
-  if (quote != std::string::npos) {
-    m.erase(quote);
-    while (!m.empty() && (m.back() == ' ' || m.back() == ':' || m.back() == '(')) m.pop_back();
-    m += " (the value is not shown: the labels file is private)";
-  }
-  throw InputError(m);
-}
 
 // Counts the labels of column `o.column` on the support of `disc`; returns the number of labels.
 std::int64_t count_labels(const Options& o, const labeldp::Discretizer<double>& disc,

@@ -1,117 +1,298 @@
-// `labeldp privatize`: eps-label-DP noisy labels, one per line, by RR-on-Bins (Ghazi et al.,
-// ICLR 2023). Labels are first mapped onto a public finite support (--support FILE, or --lo,
-// --hi and --resolution; or the values of a known public --prior). With --prior all of eps goes
-// to the optimal RR-on-Bins for that prior (Algorithm 2); otherwise the prior is estimated
-// privately first (Algorithm 3: eps_prior on the private histogram, Algorithm 4, the rest on the
-// mechanism; default eps_prior = sqrt(k/n) of Theorem 7, clamped to eps/2).
+// `labeldp privatize`: eps-label-DP noisy labels (the labeldp CLI contract, "privatize").
 //
-// Memory: the private histogram needs every label counted before the first one is randomized,
-// so file input is read twice (counting pass, then randomizing pass) and memory stays constant
-// besides the support. Standard input cannot be re-read: its labels are buffered as support
-// indices (4 bytes per label). Every label is validated in the first pass, so on bad input
-// nothing reaches stdout and no output file is created (--output is written atomically).
+// Methods (--method M, without --mechanism): the two-stage pipeline of Ghazi et al. (ICLR 2023,
+// Algorithm 3): eps_prior on a private prior over a public finite support (Algorithm 4, exact
+// discrete Laplace noise; default eps_prior = sqrt(k/n) of Theorem 7, at most eps/2), the rest
+// on the mechanism built from it:
+//   bins         the optimal RR-on-Bins for the private prior (Algorithm 2);
+//   unbiased     the optimal unbiased randomizer for the private prior with outputs anywhere on
+//                the real line (Badanidiyuru et al. 2023; optimal_unbiased_continuous), applied
+//                to the clipped real label by unbiased randomized rounding to the support first
+//                (UnbiasedRandomizer), so E[noisy label] = the clipped label exactly;
+//   rpwithprior  RPWithPrior's two-stage Algorithm 3 (response_privacy_with_histogram: Hist_eps
+//                prior on the grid cells, the optimal interval, outputs on the grid of step R).
+// With a PUBLIC --prior all of eps goes to the mechanism (bins, unbiased).
+//
+// Input and output: with --column C the input is a CSV file (or standard input) with a header,
+// and the output is that CSV with the label column replaced by the noisy label, every other
+// field and the header kept byte for byte (line breaks written as LF); --labels-only prints one
+// noisy label per line instead. Without --column the input is one label per line.
+//
+// Memory: the private prior needs every label counted before the first one is randomized, so
+// a file is read twice (counting pass, then randomizing pass) and memory stays constant besides
+// the support (rpwithprior keeps the labels: 16 bytes each). Standard input cannot be re-read:
+// its labels (8 bytes each) and, for CSV output, each row's other fields are buffered. Every
+// label is validated in the first pass, so on bad input nothing reaches stdout and no output
+// file is created (--output is written atomically).
+//
+// The labels are private: no error message quotes one (only the file, line and column name).
+#include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "command.hpp"
+#include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/random.hpp"
 #include "labeldp/io/csv.hpp"
 #include "labeldp/io/json.hpp"
+#include "labeldp/mechanisms/rpwithprior.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 #include "labeldp/mechanisms/two_stage.hpp"
+#include "labeldp/mechanisms/unbiased_continuous.hpp"
+#include "labeldp/mechanisms/unbiased_randomizer.hpp"
 #include "labeldp/prior/budget.hpp"
 #include "labeldp/prior/discretize.hpp"
+#include "labeldp/prior/private_histogram.hpp"
 
 namespace {
 
 using labeldp::Index;
 using labeldp::cli::InputError;
+using labeldp::cli::parse_flag_number;
+using labeldp::cli::parse_flag_positive;
+using labeldp::cli::parse_seed;
+
+constexpr const char* kPrivateNote = " (the value is not shown: the labels file is private)";
 
 struct Options {
   std::string eps, eps_prior, lo, hi, resolution, seed;
   std::string input, column, output, prior, support;
+  std::string method;
   std::string loss = "squared";
   std::string rounding = "nearest";
+  bool labels_only = false, drop_missing = false, summary = false;
 };
 
-double parse_flag_number(const std::string& flag, const std::string& text) {
-  const auto v = labeldp::io::parse_double(text);
-  if (!v || !std::isfinite(*v)) throw InputError("'" + flag + "' must be a finite number, got '" + text + "'");
-  return *v;
-}
+// ---------------------------------------------------------------------------------------------
+// Input: rows of a CSV file with a header (--column), or one label per line.
 
-double parse_flag_positive(const std::string& flag, const std::string& text) {
-  const double v = parse_flag_number(flag, text);
-  if (!(v > 0)) throw InputError("'" + flag + "' must be a finite number > 0, got '" + text + "'");
-  return v;
-}
+// One data row: its first line, its label (nullopt when missing or not a finite number, with
+// the reason) and, for CSV input, its text before and after the label field.
+struct Row {
+  std::size_t line = 0;
+  std::optional<double> label;
+  const char* problem = "";
+  std::string_view before, after;
+};
 
-std::uint64_t parse_seed(const std::string& text) {
-  std::uint64_t v = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  const auto [ptr, ec] = std::from_chars(first, last, v);
-  if (text.empty() || ec != std::errc{} || ptr != last)
-    throw InputError("'--seed' must be an integer in [0, 2^64), got '" + text + "'");
-  return v;
-}
-
-// Reads the support file: CSV with header `value`, one finite value per row (duplicates are an
-// error, as in a prior file).
-std::vector<double> read_support(const std::string& path) {
-  std::vector<double> values;
-  std::vector<std::size_t> lines;
-  labeldp::io::for_each_column_value(path, "value", [&](double v, std::size_t line) {
-    for (std::size_t i = 0; i < values.size(); ++i)
-      if (values[i] == v)
-        throw InputError(path + ":" + std::to_string(line) + ": duplicate value " + labeldp::detail::format_number(v) +
-                         " (also on line " + std::to_string(lines[i]) + ")");
-    values.push_back(v);
-    lines.push_back(line);
-  });
-  if (values.empty()) throw InputError(path + ":2: no support values after the header 'value'");
-  return values;
-}
-
-// Calls f(label, line) for every label of the input (pass over the file or stdin).
-template <typename F>
-void for_each_label(const Options& o, F&& f) {
-  if (!o.column.empty()) {
-    labeldp::io::for_each_column_value(o.input, o.column, f);
-  } else if (o.input.empty() || o.input == "-") {
-    labeldp::io::for_each_line_value(std::cin, "<stdin>", f);
-  } else {
-    std::ifstream in(o.input, std::ios::binary);
-    if (!in) throw InputError(o.input + ": cannot open file: " + std::strerror(errno));
-    labeldp::io::for_each_line_value(in, o.input, f);
+class LabelSource {
+ public:
+  LabelSource(const Options& o) : m_column(o.column) {
+    m_stdin = o.input.empty() || o.input == "-";
+    if (m_stdin)
+      m_reader = std::make_unique<labeldp::io::CsvReader>(std::cin, "<stdin>");
+    else
+      m_reader = std::make_unique<labeldp::io::CsvReader>(o.input);
+    if (csv()) {
+      m_col = labeldp::io::detail::find_column(*m_reader, m_header, m_column);
+      m_header_text = m_reader->record_text();
+    }
   }
+
+  bool csv() const { return !m_column.empty(); }
+  bool from_stdin() const { return m_stdin; }
+  const std::string& name() const { return m_reader->name(); }
+  // The header row's text (CSV input).
+  const std::string& header_text() const { return m_header_text; }
+
+  // Reads the next data row; false at the end. The row's views are valid until the next call.
+  bool next(Row& row) {
+    try {
+      if (!m_reader->next(m_fields)) return false;
+    } catch (const std::invalid_argument& e) {
+      labeldp::cli::rethrow_without_values(e);
+    }
+    row.line = m_reader->line();
+    const std::size_t expected = csv() ? m_header.size() : 1;
+    if (m_fields.size() != expected)
+      throw InputError(where(row.line) + "expected " + std::to_string(expected) +
+                       (csv() ? " fields, got " : " label per line, got ") + std::to_string(m_fields.size()) +
+                       (csv() ? "" : " fields"));
+    const std::string& text = m_fields[m_col];
+    row.label.reset();
+    if (text.empty()) {
+      row.problem = "is missing";
+    } else if (const auto v = labeldp::io::parse_double(text); !v) {
+      row.problem = "is not a number";
+    } else if (!std::isfinite(*v)) {
+      row.problem = "is not finite";
+    } else {
+      row.label = *v;
+    }
+    if (csv()) {
+      const std::string& raw = m_reader->record_text();
+      const auto [first, last] = m_reader->field_extent(m_col);
+      row.before = std::string_view(raw).substr(0, first);
+      row.after = std::string_view(raw).substr(last);
+    }
+    return true;
+  }
+
+  // The error for a row whose label is missing or not a number (never quoting it).
+  [[noreturn]] void fail_label(const Row& row) const {
+    throw InputError(where(row.line) + "label" + (csv() ? " in column '" + m_column + "'" : std::string()) + " " +
+                     row.problem + kPrivateNote);
+  }
+
+ private:
+  std::string where(std::size_t line) const { return name() + ":" + std::to_string(line) + ": "; }
+
+  std::string m_column;
+  bool m_stdin = false;
+  std::unique_ptr<labeldp::io::CsvReader> m_reader;
+  std::vector<std::string> m_header, m_fields;
+  std::string m_header_text;
+  std::size_t m_col = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Output: --output FILE (atomic), or standard output, optionally spooled to an anonymous
+// temporary file until the run has succeeded (single-pass modes, so that an error on a late
+// row leaves stdout empty).
+
+class Sink {
+ public:
+  Sink(const std::string& output, bool spool) {
+    if (!output.empty()) {
+      m_file.emplace(output);
+    } else if (spool) {
+      m_spool = std::tmpfile();
+      if (!m_spool)
+        throw InputError("cannot create a temporary file for the output: " + std::string(std::strerror(errno)));
+    }
+  }
+  Sink(const Sink&) = delete;
+  Sink& operator=(const Sink&) = delete;
+  ~Sink() {
+    if (m_spool) std::fclose(m_spool);
+  }
+
+  void put(std::string_view s) {
+    m_buf.append(s);
+    if (m_buf.size() >= (1u << 16)) flush();
+  }
+
+  void commit() {
+    flush();
+    if (m_file) {
+      m_file->commit();
+      return;
+    }
+    if (m_spool) {
+      if (std::fflush(m_spool) != 0 || std::fseek(m_spool, 0, SEEK_SET) != 0)
+        throw InputError("temporary output file: write error: " + std::string(std::strerror(errno)));
+      std::vector<char> chunk(1u << 16);
+      for (;;) {
+        const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), m_spool);
+        if (got > 0) write_stdout(std::string_view(chunk.data(), got));
+        if (got < chunk.size()) break;
+      }
+      if (std::ferror(m_spool)) throw InputError("temporary output file: read error");
+    }
+    std::cout.flush();
+    if (!std::cout) throw InputError("<stdout>: write error");
+  }
+
+ private:
+  static void write_stdout(std::string_view s) {
+    std::cout.write(s.data(), std::streamsize(s.size()));
+    if (!std::cout) throw InputError("<stdout>: write error");
+  }
+
+  void flush() {
+    if (m_buf.empty()) return;
+    if (m_file) {
+      m_file->write(m_buf);
+    } else if (m_spool) {
+      if (std::fwrite(m_buf.data(), 1, m_buf.size(), m_spool) != m_buf.size())
+        throw InputError("temporary output file: write error: " + std::string(std::strerror(errno)));
+    } else {
+      write_stdout(m_buf);
+    }
+    m_buf.clear();
+  }
+
+  std::optional<labeldp::io::AtomicFileWriter> m_file;
+  std::FILE* m_spool = nullptr;
+  std::string m_buf;
+};
+
+// Writes one output row: the CSV row with its label replaced, or the noisy label alone.
+struct RowWriter {
+  Sink& sink;
+  bool whole_row;
+  void write(std::string_view before, std::string_view noisy, std::string_view after) {
+    if (whole_row) sink.put(before);
+    sink.put(noisy);
+    if (whole_row) sink.put(after);
+    sink.put("\n");
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The run.
+
+struct Summary {
+  std::string method, mechanism;
+  double eps_prior = 0, eps_mechanism = 0, delta = 0;
+  std::int64_t written = 0, dropped = 0;
+};
+
+void print_summary(const Options& o, const Summary& s, const std::string& name) {
+  if (o.drop_missing)
+    std::cerr << "labeldp: dropped " << s.dropped << " row" << (s.dropped == 1 ? "" : "s") << " of " << name
+              << " with a missing or unparsable label\n";
+  if (!o.summary) return;
+  std::cerr << "{\"command\":\"privatize\",\"method\":\"" << s.method << "\",\"mechanism\":\"" << s.mechanism
+            << "\",\"eps_prior\":" << labeldp::json_number(s.eps_prior)
+            << ",\"eps_mechanism\":" << labeldp::json_number(s.eps_mechanism)
+            << ",\"eps_total\":" << labeldp::json_number(s.eps_prior + s.eps_mechanism)
+            << ",\"delta\":" << labeldp::json_number(s.delta) << ",\"rows_written\":" << s.written
+            << ",\"rows_dropped\":" << s.dropped << "}\n";
+}
+
+bool is_two_stage_method(const std::string& m) { return m == "bins" || m == "unbiased" || m == "rpwithprior"; }
+
+void check_output_path(const std::string& output) {
+  if (output.empty()) return;
+  std::error_code ec;
+  const auto st = std::filesystem::status(output, ec);
+  if (std::filesystem::is_directory(st)) throw InputError(output + ": cannot write file: it is a directory");
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw InputError(output + ": cannot write file: it exists and is not a regular file");
 }
 
 template <typename Loss>
-void run_privatize(const Options& o, const Loss& loss) {
+void run_two_stage(const Options& o, const Loss& loss) {
   // Every flag is checked before any input is read.
+  if (o.eps.empty()) throw InputError("--eps is required (the privacy budget; or apply a saved --mechanism FILE)");
   const double eps = parse_flag_positive("--eps", o.eps);
   const bool seeded = !o.seed.empty();
   const std::uint64_t seed = seeded ? parse_seed(o.seed) : 0;
+  const std::string method = o.method.empty() ? "bins" : o.method;
+  if (!is_two_stage_method(method))
+    throw InputError("'--method' must be bins, unbiased or rpwithprior, got '" + o.method + "'");
+  if (method != "bins" && o.loss != "squared")
+    throw InputError("'--loss' applies to '--method bins' only ('--method " + method + "' minimizes squared loss)");
   std::optional<double> eps_prior;
   if (!o.eps_prior.empty()) {
     eps_prior = parse_flag_positive("--eps-prior", o.eps_prior);
     if (!(*eps_prior < eps))
       throw InputError("'--eps-prior' must be less than '--eps' (" + o.eps + "), got '" + o.eps_prior + "'");
   }
-  const bool from_stdin = o.column.empty() && (o.input.empty() || o.input == "-");
-  if (!o.column.empty() && (o.input.empty() || o.input == "-"))
-    throw InputError("'--column' needs '--input FILE' (a CSV file with a header row)");
+  check_output_path(o.output);
   const labeldp::Rounding rounding = o.rounding == "floor"  ? labeldp::Rounding::Floor
                                      : o.rounding == "ceil" ? labeldp::Rounding::Ceil
                                                             : labeldp::Rounding::Nearest;
@@ -120,6 +301,10 @@ void run_privatize(const Options& o, const Loss& loss) {
   const bool grid_any = !o.lo.empty() || !o.hi.empty() || !o.resolution.empty();
   std::optional<labeldp::FinitePrior<double>> prior;
   std::optional<labeldp::Discretizer<double>> disc;
+  double grid_lo = 0, grid_hi = 0, grid_res = 0;
+  if (method == "rpwithprior" && (!o.prior.empty() || !o.support.empty()))
+    throw InputError("'--method rpwithprior' needs the public grid '--lo', '--hi' and '--resolution' (not '" +
+                     std::string(o.prior.empty() ? "--support" : "--prior") + "')");
   if (!o.prior.empty()) {
     if (!o.support.empty() || grid_any)
       throw InputError(
@@ -132,17 +317,17 @@ void run_privatize(const Options& o, const Loss& loss) {
     disc = labeldp::Discretizer<double>::points(std::vector<double>(v.data(), v.data() + v.size()), rounding);
   } else if (!o.support.empty()) {
     if (grid_any) throw InputError("'--support' cannot be combined with '--lo', '--hi' or '--resolution'");
-    disc = labeldp::Discretizer<double>::points(read_support(o.support), rounding);
+    disc = labeldp::Discretizer<double>::points(labeldp::cli::read_support(o.support), rounding);
   } else if (grid_any) {
     for (const auto& [flag, value] : {std::pair{"--lo", &o.lo}, {"--hi", &o.hi}, {"--resolution", &o.resolution}})
       if (value->empty())
         throw InputError(std::string("'") + flag + "' is missing: a grid needs '--lo', '--hi' and '--resolution'");
-    const double lo = parse_flag_number("--lo", o.lo);
-    const double hi = parse_flag_number("--hi", o.hi);
-    const double res = parse_flag_positive("--resolution", o.resolution);
-    if (!(hi > lo)) throw InputError("'--hi' must be greater than '--lo' (" + o.lo + "), got '" + o.hi + "'");
+    grid_lo = parse_flag_number("--lo", o.lo);
+    grid_hi = parse_flag_number("--hi", o.hi);
+    grid_res = parse_flag_positive("--resolution", o.resolution);
+    if (!(grid_hi > grid_lo)) throw InputError("'--hi' must be greater than '--lo' (" + o.lo + "), got '" + o.hi + "'");
     try {
-      disc = labeldp::Discretizer<double>::grid(lo, hi, res, rounding);
+      disc = labeldp::Discretizer<double>::grid(grid_lo, grid_hi, grid_res, rounding);
     } catch (const std::invalid_argument& e) {
       throw InputError(std::string("'--resolution' ") + o.resolution + ": " + e.what());
     }
@@ -160,18 +345,40 @@ void run_privatize(const Options& o, const Loss& loss) {
                        " is not allowed with '--loss " + o.loss + "': " + e.what());
     }
   }
+  if (method == "rpwithprior" && k < 2)
+    throw InputError("'--method rpwithprior' needs at least two grid points ('--resolution' below '--hi' - '--lo')");
 
-  // Pass 1: validate and count every label (and keep the indices of stdin labels).
+  // Pass 1: validate and count every label; keep what a second pass needs and cannot re-read.
+  LabelSource first(o);
+  const bool whole_row = first.csv() && !o.labels_only;
+  const bool keep_labels = method == "rpwithprior";
   std::vector<std::int64_t> counts(std::size_t(k), 0);
-  std::vector<std::uint32_t> buffered;
-  std::int64_t n = 0;
-  for_each_label(o, [&](double y, std::size_t) {
-    const Index i = disc->index(y);
-    ++counts[std::size_t(i)];
+  std::vector<double> buffered;         // stdin, or rpwithprior: the kept labels in order
+  std::vector<std::string> stdin_rows;  // stdin with CSV output: each row's text without its label
+  std::vector<std::uint32_t> stdin_split;
+  std::int64_t n = 0, dropped = 0;
+  Row row;
+  while (first.next(row)) {
+    if (!row.label) {
+      if (!o.drop_missing) first.fail_label(row);
+      ++dropped;
+      continue;
+    }
+    ++counts[std::size_t(disc->index(*row.label))];
     ++n;
-    if (from_stdin) buffered.push_back(std::uint32_t(i));
-  });
-  if (n == 0) throw InputError((from_stdin ? std::string("<stdin>") : o.input) + ": no labels to privatize");
+    if (first.from_stdin() || keep_labels) buffered.push_back(*row.label);
+    if (first.from_stdin() && whole_row) {
+      stdin_split.push_back(std::uint32_t(row.before.size()));
+      std::string text(row.before);
+      text.append(row.after);
+      stdin_rows.push_back(std::move(text));
+    }
+  }
+  if (n == 0)
+    throw InputError(first.name() + ": no labels to privatize" + (dropped ? " (every label was dropped)" : ""));
+  const std::string header = first.header_text();
+  const std::string source_name = first.name();
+  const bool from_stdin = first.from_stdin();
 
   // The generator: operating-system entropy unless --seed asks for a reproducible run.
   std::unique_ptr<labeldp::ChaCha20> gen;
@@ -180,71 +387,141 @@ void run_privatize(const Options& o, const Loss& loss) {
   else
     gen = std::make_unique<labeldp::SecureRandom>();
 
-  std::optional<labeldp::RROnBins<double>> rr;
-  if (prior) {
-    rr = labeldp::optimal_rr_on_bins(*prior, eps, loss);
-  } else {
-    labeldp::BudgetSplit split;
-    if (eps_prior) {
-      split = labeldp::split_budget(eps, *eps_prior);
-    } else {
-      split = labeldp::theorem7_split(eps, k, n);
-    }
-    const auto two = labeldp::TwoStageRandomizer<double, Loss>::fit(disc->support(), counts, split, *gen, loss);
-    rr = two.rr_on_bins();
-  }
-
-  // Pass 2: randomize and write. Output strings are formatted once per output value.
-  std::vector<std::string> text(std::size_t(rr->num_outputs()));
-  for (Index j = 0; j < rr->num_outputs(); ++j)
-    text[std::size_t(j)] = labeldp::io::json_number(rr->outputs()[j]) + "\n";
-  std::optional<labeldp::io::AtomicFileWriter> file;
-  if (!o.output.empty()) file.emplace(o.output);
-  std::string chunk;
-  auto flush = [&] {
-    if (file)
-      file->write(chunk);
-    else
-      std::cout.write(chunk.data(), std::streamsize(chunk.size()));
-    chunk.clear();
-  };
-  auto emit = [&](Index support_index) {
-    chunk += text[std::size_t(rr->sample_index(support_index, *gen))];
-    if (chunk.size() >= (1u << 16)) flush();
-  };
-  if (from_stdin) {
-    for (std::uint32_t i : buffered) emit(Index(i));
-  } else {
-    std::int64_t second = 0;
-    for_each_label(o, [&](double y, std::size_t) {
-      emit(disc->index(y));
-      ++second;
-    });
-    if (second != n) throw InputError(o.input + ": the file changed while it was being read");
-  }
-  flush();
-  if (file)
-    file->commit();
+  labeldp::BudgetSplit split;
+  if (prior)
+    split = labeldp::BudgetSplit{0, eps};
+  else if (eps_prior)
+    split = labeldp::split_budget(eps, *eps_prior);
   else
-    std::cout.flush();
+    split = labeldp::theorem7_split(eps, k, n);
+
+  Summary summary;
+  summary.method = method;
+  summary.eps_prior = split.eps_prior;
+  summary.eps_mechanism = split.eps_mechanism;
+  summary.dropped = dropped;
+
+  // Stage 2: the mechanism, and a function giving the noisy label's text for a label.
+  std::optional<labeldp::RROnBins<double>> rr;
+  std::vector<std::string> rr_text;
+  std::optional<labeldp::UnbiasedRandomizer<double>> unbiased;
+  std::vector<double> rp_noisy;
+  std::size_t rp_next = 0;
+  double support_lo = disc->support()[0], support_hi = disc->support()[k - 1];
+  try {
+    if (method == "bins") {
+      summary.mechanism = "rr-on-bins";
+      if (prior) {
+        rr = labeldp::optimal_rr_on_bins(*prior, eps, loss);
+      } else {
+        const auto two = labeldp::TwoStageRandomizer<double, Loss>::fit(disc->support(), counts, split, *gen, loss);
+        rr = two.rr_on_bins();
+      }
+      for (Index j = 0; j < rr->num_outputs(); ++j) rr_text.push_back(labeldp::json_number(rr->outputs()[j]));
+    } else if (method == "unbiased") {
+      summary.mechanism = "unbiased";
+      labeldp::FinitePrior<double> p =
+          prior ? *prior
+                : labeldp::private_histogram(disc->support(), std::span<const std::int64_t>(counts), split.eps_prior,
+                                             *gen)
+                      .prior;
+      auto r = labeldp::optimal_unbiased_continuous(p, split.eps_mechanism);
+      if (r.mechanism.num_outputs() == 0)
+        throw InputError("'--method unbiased': the unbiased randomizer LP ended " +
+                         labeldp::optim::to_string(r.status) + " without a mechanism");
+      if (!r.optimal())
+        std::cerr << "labeldp: warning: the unbiased randomizer is feasible (eps-DP, unbiased) but not certified "
+                     "optimal (status "
+                  << labeldp::optim::to_string(r.status) << ", gap " << labeldp::detail::format_number(r.gap) << ")\n";
+      if (r.mechanism.num_inputs() != k)
+        throw InputError("'--method unbiased': the randomizer does not cover the support (internal error)");
+      unbiased.emplace(std::move(r.mechanism));
+    } else {  // rpwithprior
+      summary.mechanism = "rpwithprior";
+      std::vector<double> edges(disc->support().data(), disc->support().data() + k);
+      labeldp::RPWithPriorTwoStageOptions opt;
+      opt.lo = grid_lo;
+      opt.hi = grid_hi;
+      opt.eps1 = split.eps_prior;
+      opt.eps2 = split.eps_mechanism;
+      opt.resolution = grid_res;
+      opt.granularity = grid_res;
+      auto result = labeldp::response_privacy_with_histogram(buffered, edges, opt, *gen);
+      rp_noisy = std::move(result.noisy_labels);
+      buffered.clear();
+      buffered.shrink_to_fit();
+    }
+  } catch (const std::invalid_argument& e) {
+    throw InputError("'--method " + method + "': " + e.what());
+  }
+  auto noisy_text = [&](double y) -> std::string {
+    if (rr) return rr_text[std::size_t(rr->sample_index(disc->index(y), *gen))];
+    if (unbiased) return labeldp::json_number(unbiased->sample(std::clamp(y, support_lo, support_hi), *gen));
+    return labeldp::json_number(rp_noisy[rp_next++]);
+  };
+
+  // Pass 2: randomize and write.
+  Sink sink(o.output, false);
+  RowWriter out{sink, whole_row};
+  if (whole_row) {
+    sink.put(header);
+    sink.put("\n");
+  }
+  if (from_stdin) {
+    for (std::size_t i = 0; i < buffered.size() || i < rp_noisy.size(); ++i) {
+      const double y = i < buffered.size() ? buffered[i] : 0;
+      const std::string noisy = noisy_text(y);
+      if (whole_row) {
+        const std::string_view text = stdin_rows[i];
+        out.write(text.substr(0, stdin_split[i]), noisy, text.substr(stdin_split[i]));
+      } else {
+        out.write({}, noisy, {});
+      }
+    }
+  } else {
+    LabelSource second(o);
+    std::int64_t seen = 0;
+    while (second.next(row)) {
+      if (!row.label) continue;
+      if (++seen > n) break;
+      out.write(row.before, noisy_text(*row.label), row.after);
+    }
+    if (seen != n) throw InputError(source_name + ": the file changed while it was being read");
+  }
+  summary.written = n;
+  sink.commit();
+  print_summary(o, summary, source_name);
 }
 
 void run(const Options& o) {
-  labeldp::cli::with_loss(o.loss, [&](const auto& loss) { run_privatize(o, loss); });
+  labeldp::cli::with_loss(o.loss, [&](const auto& loss) { run_two_stage(o, loss); });
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "privatize", "eps-label-DP noisy labels by RR-on-Bins, with a public or privately estimated prior",
+    "privatize", "eps-label-DP noisy labels: the two-stage pipeline (bins, unbiased, rpwithprior), CSV in, CSV out",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
-      app.add_option("--eps", o->eps, "total privacy budget E, a finite number > 0")->required();
+      app.add_option("--eps", o->eps, "total privacy budget E, a finite number > 0 (required)");
+      app.add_option("--method", o->method,
+                     "bins (default: optimal RR-on-Bins), unbiased (optimal unbiased randomizer, real outputs) or "
+                     "rpwithprior (RPWithPrior on the --lo/--hi/--resolution grid)");
       app.add_option("--input", o->input,
-                     "labels, one per line (default: standard input), or with --column a CSV file with a header");
-      app.add_option("--column", o->column, "name of the label column of the --input CSV file");
-      app.add_option("--output", o->output, "write the noisy labels here (atomically) instead of standard output");
+                     "input file (default or '-': standard input): with --column a CSV file with a header, "
+                     "otherwise one label per line");
+      app.add_option("--column", o->column,
+                     "name of the label column: the output is the input CSV with this column replaced by the noisy "
+                     "label");
+      app.add_flag("--labels-only", o->labels_only, "with --column: print only the noisy labels, one per line");
+      app.add_flag("--drop-missing", o->drop_missing,
+                   "leave out rows whose label is missing or not a finite number (their count is printed on "
+                   "stderr; it is not privatized) instead of stopping with an error naming the line");
+      app.add_flag("--summary", o->summary,
+                   "print one JSON line on stderr at the end: method, mechanism, eps per stage (eps_prior, "
+                   "eps_mechanism, eps_total), delta, rows_written, rows_dropped");
+      app.add_option("--output", o->output, "write the output here (atomically) instead of standard output");
       app.add_option("--prior", o->prior,
                      "known PUBLIC prior (CSV value,prob or value,count): its values are the support and all of "
-                     "--eps goes to the optimal RR-on-Bins");
+                     "--eps goes to the mechanism (bins, unbiased)");
       app.add_option("--support", o->support, "public support: CSV with header 'value', one value per row");
       app.add_option("--lo", o->lo, "public grid: labels below are clipped to LO");
       app.add_option("--hi", o->hi, "public grid: labels above are clipped to HI");
@@ -259,9 +536,13 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       app.add_option("--loss", o->loss, "loss the bins minimize: squared (default), absolute or poisson");
       app.footer(
           "Labels are clipped to the support's range and rounded to a support point (a public map: choose it "
-          "without looking at the data). Without --prior the prior is estimated privately (Algorithm 3 of Ghazi et "
-          "al. 2023), which needs all labels counted first: a file is read twice; standard input is buffered (4 "
-          "bytes per label). Output: one noisy label per line, in input order, 17 significant digits.");
+          "without looking at the data; 'unbiased' rounds by unbiased randomized rounding instead, so its noisy "
+          "label's mean is the clipped label). Without --prior the prior is estimated privately (Algorithm 3 of "
+          "Ghazi et al. 2023), which needs all labels counted first: a file is read twice; standard input is "
+          "buffered (8 bytes per label, plus each row's text for CSV output). rpwithprior keeps the labels in "
+          "memory (16 bytes each). Output: the input CSV with the label column replaced (other fields and the "
+          "header byte for byte, LF line ends), or one noisy label per line, in input order, 17 significant "
+          "digits.");
       app.callback([o] { run(*o); });
     }}};
 

@@ -131,6 +131,13 @@ class CsvReader {
   /// The file name used in messages.
   const std::string& name() const { return m_name; }
 
+  /// The text of the record last returned by next(): its physical lines joined by '\n' (a CR
+  /// before a line break and a leading byte-order mark removed), and field j's extent in it,
+  /// [first, last) from after the preceding comma to the next one (blanks and quotes included),
+  /// so that a caller can replace one field and keep the others byte for byte.
+  const std::string& record_text() const { return m_text; }
+  std::pair<std::size_t, std::size_t> field_extent(std::size_t j) const { return m_extents.at(j); }
+
   /// Throws `std::invalid_argument("name:line: message")` for the current record.
   [[noreturn]] void fail(const std::string& message) const {
     throw std::invalid_argument(m_name + ":" + std::to_string(m_line) + ": " + message);
@@ -170,7 +177,9 @@ class CsvReader {
   void parse_record(std::string line, std::vector<std::string>& fields) {
     std::size_t i = 0;
     auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    m_extents.clear();
     for (;;) {
+      const std::size_t first = i;
       while (i < line.size() && blank(line[i])) ++i;
       std::string field;
       if (i < line.size() && line[i] == '"') {
@@ -205,9 +214,11 @@ class CsvReader {
         if (field.find('"') != std::string::npos) fail("stray quote in unquoted field '" + field + "'");
       }
       fields.push_back(std::move(field));
+      m_extents.emplace_back(first, std::min(i, line.size()));
       if (i >= line.size()) break;
       ++i;  // the comma
     }
+    m_text = std::move(line);
   }
 
   std::string m_name;
@@ -215,6 +226,8 @@ class CsvReader {
   std::istream* m_in = nullptr;
   std::size_t m_physical_line = 0;
   std::size_t m_line = 0;
+  std::string m_text;
+  std::vector<std::pair<std::size_t, std::size_t>> m_extents;
 };
 
 namespace detail {

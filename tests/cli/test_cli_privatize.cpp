@@ -1,0 +1,428 @@
+// End-to-end tests of `labeldp privatize` as the labeldp CLI contract specifies it ("Commands
+// added after the first release"): CSV in, CSV out (other fields and the header byte for byte,
+// quoting kept valid), standard input with a header, --labels-only, --drop-missing, --summary,
+// every --method on the CPS wage column with the right output support, a statistical check of
+// the unbiased method, labels never echoed in an error, every error path (exit status 2, nothing
+// on stdout, one stderr line) and an atomic --output. The program is run as a separate process,
+// looked up next to this test executable; when it was not built the tests warn and do nothing.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <labeldp/io/csv.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "oracles/statistics.hpp"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path cli_path() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return self.parent_path() / "labeldp";
+}
+
+#define REQUIRE_CLI()                                                                                            \
+  do {                                                                                                           \
+    if (!fs::exists(cli_path())) {                                                                               \
+      WARN("labeldp program not found at " << cli_path().string() << ": CLI tests skipped (build labeldp_cli)"); \
+      return;                                                                                                    \
+    }                                                                                                            \
+  } while (0)
+
+fs::path scratch_path() {
+  return fs::temp_directory_path() / ("labeldp_test_cli_privatize_" + std::to_string(::getpid()));
+}
+
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    fs::create_directories(scratch_path());
+    return scratch_path();
+  }();
+  return dir;
+}
+
+struct Cleanup {
+  ~Cleanup() {
+    std::error_code ec;
+    fs::remove_all(scratch_path(), ec);
+  }
+} cleanup;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const fs::path p = scratch() / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p.string();
+}
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `labeldp <args>` in the scratch directory with `input` on standard input.
+Run run(const std::string& args, const std::string& input = "") {
+  const fs::path in = scratch() / "stdin.txt", out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  std::ofstream(in, std::ios::binary) << input;
+  const std::string cmd = "cd '" + scratch().string() + "' && '" + cli_path().string() + "' " + args + " < '" +
+                          in.string() + "' > '" + out.string() + "' 2> '" + err.string() + "'";
+  const int raw = std::system(cmd.c_str());
+  Run r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// The contract's rule for bad input: exit 2, nothing on stdout, one stderr line.
+void require_bad_input(const Run& r, const std::string& expected_fragment) {
+  INFO("stderr: " << r.err << "stdout: " << r.out);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, StartsWith("labeldp: error: "));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Contains(expected_fragment));
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+std::string data_file(const std::string& name) {
+  return (fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/data" / name).string();
+}
+
+// Every record of a CSV text, read with the library's reader (which checks the quoting).
+std::vector<std::vector<std::string>> csv_records(const std::string& text) {
+  std::istringstream in(text);
+  labeldp::io::CsvReader reader(in, "<output>");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> fields;
+  while (reader.next(fields)) rows.push_back(fields);
+  return rows;
+}
+
+// The wage column of the CPS data as printed by privatize (CSV output): header check, then the
+// noisy labels.
+std::vector<double> wage_column(const std::string& out) {
+  const auto rows = csv_records(out);
+  REQUIRE(rows.size() == 28156);
+  REQUIRE(rows[0][0] == "wage");
+  std::vector<double> v;
+  for (std::size_t i = 1; i < rows.size(); ++i) v.push_back(std::stod(rows[i][0]));
+  return v;
+}
+
+// The last line of stderr, parsed as the --summary JSON.
+nlohmann::json summary_of(const Run& r) {
+  const auto l = lines(r.err);
+  REQUIRE(!l.empty());
+  return nlohmann::json::parse(l.back());
+}
+
+const std::string kGrid = " --lo 0 --hi 1000 --resolution 50";
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// CSV in, CSV out
+
+TEST_CASE("cli privatize: CSV round trip keeps the header and every other field byte for byte", "[cli][privatize]") {
+  REQUIRE_CLI();
+  // Label in the middle column; quoted fields with commas, doubled quotes, line breaks (CRLF
+  // inside quotes), blanks, CRLF line ends, an empty field.
+  const std::vector<std::string> before = {"1,", "2,", "\"3,x\",", "4,", "  5 ,", "6,"};
+  const std::vector<std::string> labels = {"300", " 450 ", "\"500\"", "0", "1000", "12.5"};
+  const std::vector<std::string> after = {",\"a, \"\"b\"\"\"", ",x", ",\"multi\r\nline\"", ",", ",\"\"", ",plain"};
+  std::string input = "id,wage,\"na,me\"\r\n";
+  for (std::size_t i = 0; i < labels.size(); ++i) input += before[i] + labels[i] + after[i] + "\r\n";
+  const auto file = write("roundtrip.csv", input);
+  const auto r = run("privatize --eps 2 --input '" + file + "' --column wage --seed 9" + kGrid);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  // The header, then each row: its text before the label, a number, its text after (CRs before
+  // line breaks are not kept: the output's line ends are LF).
+  auto no_cr = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), '\r'), s.end());
+    return s;
+  };
+  std::size_t pos = 0;
+  const std::string header = "id,wage,\"na,me\"\n";
+  REQUIRE(r.out.compare(0, header.size(), header) == 0);
+  pos = header.size();
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    INFO("row " << i << " at " << r.out.substr(pos));
+    REQUIRE(r.out.compare(pos, before[i].size(), before[i]) == 0);
+    pos += before[i].size();
+    char* end = nullptr;
+    const double v = std::strtod(r.out.c_str() + pos, &end);
+    REQUIRE(end != r.out.c_str() + pos);
+    CHECK(v >= 0);
+    CHECK(v <= 1000);
+    pos = std::size_t(end - r.out.c_str());
+    const std::string tail = no_cr(after[i]) + "\n";
+    REQUIRE(r.out.compare(pos, tail.size(), tail) == 0);
+    pos += tail.size();
+  }
+  CHECK(pos == r.out.size());
+  // Valid CSV: the library's reader gives the same fields as the input's but the label.
+  const auto in_rows = csv_records(input), out_rows = csv_records(r.out);
+  REQUIRE(in_rows.size() == out_rows.size());
+  for (std::size_t i = 0; i < in_rows.size(); ++i) {
+    REQUIRE(in_rows[i].size() == out_rows[i].size());
+    CHECK(in_rows[i][0] == out_rows[i][0]);
+    CHECK(no_cr(in_rows[i][2]) == out_rows[i][2]);
+  }
+}
+
+TEST_CASE("cli privatize: standard input with a header works like the file (same seed, same output)",
+          "[cli][privatize]") {
+  REQUIRE_CLI();
+  std::string input = "id,wage,city\n";
+  for (int i = 0; i < 300; ++i)
+    input += std::to_string(i) + "," + std::to_string((i * 37) % 1000) + ",\"c," + std::to_string(i % 7) + "\"\n";
+  const auto file = write("stdin_like.csv", input);
+  for (const char* method : {"bins", "unbiased", "rpwithprior"}) {
+    INFO(method);
+    const std::string flags = std::string(" --column wage --seed 4 --method ") + method + kGrid;
+    const auto a = run("privatize --eps 2 --input '" + file + "'" + flags);
+    const auto b = run("privatize --eps 2 --input -" + flags, input);
+    const auto c = run("privatize --eps 2" + flags, input);
+    INFO(a.err << b.err << c.err);
+    REQUIRE(a.status == 0);
+    CHECK(a.out == b.out);
+    CHECK(a.out == c.out);
+    CHECK(lines(a.out).size() == 301);
+  }
+}
+
+TEST_CASE("cli privatize: --labels-only prints one noisy label per line", "[cli][privatize]") {
+  REQUIRE_CLI();
+  const auto file = write("lo.csv", "a,wage\nx,10\ny,990\nz,500\n");
+  const auto r = run("privatize --eps 1 --input lo.csv --column wage --labels-only --seed 2" + kGrid);
+  REQUIRE(r.status == 0);
+  const auto out = lines(r.out);
+  REQUIRE(out.size() == 3);
+  for (const auto& l : out) {
+    const double v = std::stod(l);  // a bin's output
+    CHECK(v >= 0);
+    CHECK(v <= 1000);
+  }
+  (void)file;
+}
+
+TEST_CASE("cli privatize: --drop-missing leaves rows out and counts them on one stderr line", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("missing.csv", "id,wage\n1,100\n2,\n3,n/a\n4,200\n5,inf\n6,300\n7,1e999\n");
+  const auto r = run("privatize --eps 1 --input missing.csv --column wage --drop-missing --seed 3" + kGrid);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto rows = csv_records(r.out);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[1][0] == "1");
+  CHECK(rows[2][0] == "4");
+  CHECK(rows[3][0] == "6");
+  REQUIRE(lines(r.err).size() == 1);
+  CHECK_THAT(r.err, Contains("dropped 4 rows"));
+  // Standard input, labels one per line: the same rule.
+  const auto s = run("privatize --eps 1 --drop-missing --seed 3" + kGrid, "1\nx\n2\n");
+  REQUIRE(s.status == 0);
+  CHECK(lines(s.out).size() == 2);
+  CHECK_THAT(s.err, Contains("dropped 1 row "));
+  // Without --drop-missing: the first bad row's line.
+  require_bad_input(run("privatize --eps 1 --input missing.csv --column wage" + kGrid),
+                    "missing.csv:3: label in column 'wage' is missing");
+  // Every label dropped: nothing to privatize.
+  write("all_missing.csv", "id,wage\n1,\n");
+  require_bad_input(run("privatize --eps 1 --input all_missing.csv --column wage --drop-missing" + kGrid),
+                    "no labels to privatize");
+}
+
+TEST_CASE("cli privatize: --summary prints eps per stage, mechanism and rows as one JSON line", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("sum.csv", "id,wage\n1,100\n2,x\n3,300\n");
+  const auto r =
+      run("privatize --eps 2 --eps-prior 0.5 --input sum.csv --column wage --drop-missing --summary --seed 1" + kGrid);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  REQUIRE(lines(r.err).size() == 2);
+  const auto j = summary_of(r);
+  CHECK(j.at("method") == "bins");
+  CHECK(j.at("mechanism") == "rr-on-bins");
+  CHECK(j.at("eps_prior").get<double>() == 0.5);
+  CHECK(j.at("eps_mechanism").get<double>() == 1.5);
+  CHECK(j.at("eps_total").get<double>() == 2);
+  CHECK(j.at("delta").get<double>() == 0);
+  CHECK(j.at("rows_written") == 2);
+  CHECK(j.at("rows_dropped") == 1);
+  // A public prior costs nothing: all of eps on the mechanism.
+  write("pub.csv", "value,prob\n0,0.5\n100,0.5\n");
+  const auto p = run("privatize --eps 1 --prior pub.csv --summary --seed 1", "0\n100\n");
+  REQUIRE(p.status == 0);
+  const auto jp = summary_of(p);
+  CHECK(jp.at("eps_prior").get<double>() == 0);
+  CHECK(jp.at("eps_mechanism").get<double>() == 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Methods on the CPS wage column
+
+TEST_CASE("cli privatize --method bins/unbiased/rpwithprior on the CPS wages: right output support",
+          "[cli][privatize]") {
+  REQUIRE_CLI();
+  const std::string in = " --input '" + data_file("cps1988.csv") + "' --column wage --seed 11";
+  const std::string grid = " --lo 0 --hi 5000 --resolution 50";
+  SECTION("bins: at most 101 outputs (one per bin), inside [0, 5000]") {
+    const auto r = run("privatize --eps 1 --method bins --summary" + in + grid);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto v = wage_column(r.out);
+    std::set<double> distinct(v.begin(), v.end());
+    CHECK(distinct.size() <= 101);
+    CHECK(distinct.size() >= 2);
+    CHECK(*distinct.begin() >= 0);
+    CHECK(*distinct.rbegin() <= 5000);
+    const auto j = summary_of(r);
+    CHECK(j.at("eps_prior").get<double>() + j.at("eps_mechanism").get<double>() == Approx(1).epsilon(1e-15));
+    CHECK(j.at("eps_prior").get<double>() == Approx(std::sqrt(101.0 / 28155)));  // Theorem 7
+  }
+  SECTION("unbiased: at most 2k real outputs, mean close to the clipped labels' mean") {
+    const auto r = run("privatize --eps 2 --method unbiased --summary" + in + grid);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto v = wage_column(r.out);
+    std::set<double> distinct(v.begin(), v.end());
+    CHECK(distinct.size() <= 202);
+    CHECK(summary_of(r).at("mechanism") == "unbiased");
+    for (double x : v) REQUIRE(std::isfinite(x));
+  }
+  SECTION("rpwithprior: outputs on the grid of step 50") {
+    const auto r = run("privatize --eps 2 --method rpwithprior --summary" + in + grid);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto v = wage_column(r.out);
+    for (double x : v) REQUIRE(std::fmod(x, 50) == 0);
+    CHECK(summary_of(r).at("mechanism") == "rpwithprior");
+  }
+}
+
+TEST_CASE("cli privatize --method unbiased: the noisy mean of a constant column is the label (z = 6)",
+          "[cli][privatize][statistical]") {
+  REQUIRE_CLI();
+  // 1234 is not a support point: unbiased randomized rounding keeps the mean at 1234 exactly.
+  const int n = 20000;
+  std::string input = "wage\n";
+  for (int i = 0; i < n; ++i) input += "1234\n";
+  write("constant.csv", input);
+  const auto r =
+      run("privatize --eps 1 --method unbiased --input constant.csv --column wage --labels-only "
+          "--seed 20231 --lo 0 --hi 5000 --resolution 50");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto out = lines(r.out);
+  REQUIRE(out.size() == std::size_t(n));
+  double sum = 0, sum2 = 0;
+  for (const auto& l : out) {
+    const double v = std::stod(l);
+    sum += v;
+    sum2 += v * v;
+  }
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  const double z = (mean - 1234) / std::sqrt(var / n);
+  INFO("mean " << mean << " sd " << std::sqrt(var) << " z " << z);
+  CHECK(std::abs(z) < 6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Privacy of error messages, error paths, atomic output
+
+TEST_CASE("cli privatize: a label is never echoed in an error", "[cli][privatize]") {
+  REQUIRE_CLI();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"id,wage\n1,SECRET\n", "secret1.csv:2: label in column 'wage' is not a number"},
+      {"id,wage\n1,SEC\"RET\n", "secret2.csv:2: stray quote"},
+      {"id,wage\n1,\"SECRET\"x\n", "secret3.csv:2: unexpected text after a closing quote"},
+      {"id,wage\n1,5,SECRET\n", "secret4.csv:2: expected 2 fields, got 3"},
+      {"id,wage\n1,\"SECRET\n", "secret5.csv:2: quoted field is not closed"},
+  };
+  int i = 0;
+  for (const auto& [text, fragment] : cases) {
+    const std::string name = "secret" + std::to_string(++i) + ".csv";
+    write(name, text);
+    for (const char* method : {"bins", "unbiased"}) {
+      const auto r = run("privatize --eps 1 --input " + name + " --column wage --method " + method + kGrid);
+      INFO(name << " " << method);
+      require_bad_input(r, fragment);
+      CHECK_THAT(r.err, !Contains("SECRET") && !Contains("SEC"));
+    }
+  }
+  const auto s = run("privatize --eps 1" + kGrid, "1\nSECRET\n");
+  require_bad_input(s, "<stdin>:2: label is not a number");
+  CHECK_THAT(s.err, !Contains("SECRET"));
+  const auto t = run("privatize --eps 1" + kGrid, "1\nSECRET,1\n");
+  require_bad_input(t, "<stdin>:2: expected 1 label per line, got 2 fields");
+  CHECK_THAT(t.err, !Contains("SECRET"));
+}
+
+TEST_CASE("cli privatize: error paths exit 2 with one line naming the option or file", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("ok.csv", "id,wage\n1,5\n");
+  write("sup.csv", "value\n0\n1\n");
+  require_bad_input(run("privatize --eps 1 --method magic" + kGrid, "1\n"), "'--method' must be");
+  require_bad_input(run("privatize --eps 1 --method unbiased --loss absolute" + kGrid, "1\n"),
+                    "'--loss' applies to '--method bins' only");
+  require_bad_input(run("privatize --eps 1 --method rpwithprior --support sup.csv", "1\n"),
+                    "'--method rpwithprior' needs the public grid");
+  require_bad_input(run("privatize" + kGrid, "1\n"), "--eps is required");
+  require_bad_input(run("privatize --eps 1 --column wage" + kGrid, ""), "<stdin>:1: file is empty");
+  require_bad_input(run("privatize --eps 1 --column salary --input ok.csv" + kGrid), "ok.csv:1: no column 'salary'");
+  require_bad_input(run("privatize --eps 1 --column wage --input ok.csv --output ." + kGrid), ".: cannot write file");
+  require_bad_input(run("privatize --eps 1 --column wage --input no_such.csv" + kGrid),
+                    "no_such.csv: cannot open file");
+  require_bad_input(run("privatize --eps 1 --column wage" + kGrid, "id,wage\n1,5\n\n2,6\n"),
+                    "<stdin>:3: blank line inside the data");
+}
+
+TEST_CASE("cli privatize: an error on a late row leaves no output file and no temporary file", "[cli][privatize]") {
+  REQUIRE_CLI();
+  std::string input = "id,wage\n";
+  for (int i = 0; i < 100000; ++i) input += std::to_string(i) + ",7\n";  // more than the output buffer
+  input += "x,SECRET\n";
+  write("late.csv", input);
+  for (const char* method : {"bins", "unbiased", "rpwithprior"}) {
+    const auto out_path = (scratch() / "late_out.csv").string();
+    INFO(method);
+    require_bad_input(run(std::string("privatize --eps 1 --input late.csv --column wage --method ") + method +
+                          " --output '" + out_path + "'" + kGrid),
+                      "late.csv:100002: label in column 'wage' is not a number");
+    require_bad_input(run(std::string("privatize --eps 1 --column wage --method ") + method + kGrid, input),
+                      "<stdin>:100002:");
+    int leftovers = 0;
+    for (const auto& e : fs::directory_iterator(scratch()))
+      if (e.path().filename().string().find("late_out") != std::string::npos) ++leftovers;
+    CHECK(leftovers == 0);
+  }
+}
