@@ -308,3 +308,16 @@ TEST_CASE("cli baseline: every bad input exits 2 with one line naming the option
     require_bad_input(base + "--kind laplace --eps 1 --prior " + negative, "negative.csv:3:");
   }
 }
+
+TEST_CASE("cli baseline: a failed write to standard output is an error", "[cli][baseline]") {
+  REQUIRE_CLI();
+  if (!fs::exists("/dev/full")) return;
+  const fs::path err = scratch() / "stderr_full.txt";
+  const std::string cmd = "'" + cli_path().string() +
+                          "' baseline --kind laplace --eps 1 --lo 0 --hi 4 --json > /dev/full 2> '" + err.string() +
+                          "'";
+  const int raw = std::system(cmd.c_str());
+  CHECK(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 2);
+  CHECK_THAT(slurp(err), StartsWith("labeldp: error: failed to write to standard output"));
+}
