@@ -631,3 +631,26 @@ TEST_CASE("Exact Bernoulli draws resolve ties past the first 64 bits", "[additiv
     CHECK(pool.bernoulli_expansion(0x1111111111111111ull, 1, 3) == expect);
   }
 }
+
+TEST_CASE("round_nonnegative agrees with std::llround on [0, 2^63)", "[additive_noise]") {
+  std::vector<double> xs = {0.0,
+                            0.49999999999999994,
+                            0.5,
+                            1.5,
+                            2.5,
+                            4503599627370495.5,
+                            4503599627370497.0,
+                            9007199254740993.0,
+                            1e17,
+                            9.2e18,
+                            std::nextafter(0.5, 0.0),
+                            std::nextafter(0.5, 1.0)};
+  labeldp::SeededRandom g(4);
+  for (int i = 0; i < 100000; ++i)
+    xs.push_back(std::ldexp(double(g() >> 11), int(g() % 80) - 60));  // 53-bit mantissas, many exponents
+  for (double x : xs) {
+    if (!(x < 9.2e18)) continue;
+    INFO("x = " << labeldp::detail::format_number(x));
+    REQUIRE(labeldp::detail::round_nonnegative(x) == std::llround(x));
+  }
+}

@@ -30,6 +30,17 @@
 
 namespace labeldp {
 
+namespace detail {
+
+/// std::llround for \f$0 \le x < 2^{63}\f$ (half away from zero), without the library call:
+/// the fractional part \f$x - \lfloor x \rfloor\f$ is exact in doubles.
+inline std::int64_t round_nonnegative(double x) {
+  const auto i = static_cast<std::int64_t>(x);
+  return x - static_cast<double>(i) >= 0.5 ? i + 1 : i;
+}
+
+}  // namespace detail
+
 /// A public grid \f$lo, lo + g, \dots, hi\f$ of N + 1 points onto which labels are clipped and
 /// rounded (a data-independent map, so it costs no privacy).
 template <typename Scalar = double>
@@ -63,7 +74,7 @@ class LabelGrid {
     validate_finite("label", double(y));
     if (y <= m_lo) return 0;
     if (y >= m_hi) return m_steps;
-    return std::min<std::int64_t>(m_steps, std::int64_t(std::llround(double((y - m_lo) / m_step))));
+    return std::min<std::int64_t>(m_steps, detail::round_nonnegative(double((y - m_lo) / m_step)));
   }
   /// The value of grid index j (any integer: noisy indices may leave [0, N]).
   Scalar value(std::int64_t j) const { return j == m_steps ? m_hi : m_lo + Scalar(j) * m_step; }
@@ -390,7 +401,7 @@ class LaplaceMechanism {
     return f == 0.5 ? std::ldexp(1.0, e - 1) : std::ldexp(1.0, e);  // smallest 2^k >= want
   }
   // round((y - lo)/g): monotone in y, so indices of [lo, hi] lie in [0, raw_index(hi)].
-  std::int64_t raw_index(Scalar y) const { return std::int64_t(std::llround(double(y - m_lo) / m_step)); }
+  std::int64_t raw_index(Scalar y) const { return detail::round_nonnegative(double(y - m_lo) / m_step); }
 
   Scalar m_lo, m_hi;
   double m_eps;
