@@ -1,6 +1,7 @@
 // `labeldp audit --mechanism FILE [--json]`: the exact privacy level of a finite mechanism read
 // from JSON (as printed by `bins`, `optimal` or `unbiased`): max over outputs o and input pairs
-// (y, y') of ln(P[y -> o] / P[y' -> o]) (the labeldp CLI contract).
+// (y, y') of ln(P[y -> o] / P[y' -> o]) (the labeldp CLI contract). A mechanism file (with
+// "format") of any kind is first loaded and revalidated by io::load_mechanism().
 //
 // JSON has no infinity. A mechanism in which some output has probability 0 for one input and
 // > 0 for another is not eps-DP for any finite eps; audit then prints {"epsilon":"inf"} (a JSON
@@ -21,6 +22,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
 #include "labeldp/io/json.hpp"
+#include "labeldp/io/mechanism_file.hpp"
 
 namespace {
 
@@ -154,6 +156,23 @@ void run_audit(const std::string& path, bool json) {
     return v.dump();
   };
   if (!doc.is_object()) throw labeldp::cli::InputError(path + ":1: expected a JSON object with \"probabilities\"");
+  // A mechanism file (with "format"): loaded and revalidated as a whole, including the exact
+  // check of its probabilities against its own eps. A mechanism without finitely many outputs
+  // (the additive baselines, RPWithPrior) has the guarantee its rebuilt parameters prove.
+  if (doc.contains("format")) {
+    try {
+      const labeldp::AnyMechanism m = labeldp::io::load_mechanism(text, path);
+      if (!m.finite()) {
+        const std::string line = "{\"epsilon\":" + labeldp::io::json_number(m.eps()) +
+                                 ",\"delta\":" + labeldp::io::json_number(m.delta()) +
+                                 ",\"mechanism\":" + labeldp::io::json_string(m.kind()) + "}";
+        std::cout << (json ? line : labeldp::io::json_number(m.eps())) << "\n";
+        return;
+      }
+    } catch (const std::invalid_argument& e) {
+      throw labeldp::cli::InputError(e.what());
+    }
+  }
   if (!doc.contains("probabilities"))
     throw labeldp::cli::InputError(path + ":1: no \"probabilities\" field (expected a mechanism as printed by bins)");
   const auto& probs = doc["probabilities"];

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/validate.hpp"
 #include "labeldp/io/csv.hpp"
@@ -62,10 +63,16 @@ std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior,
     }
     bins += "]";
     // The contract lists "bins" between "outputs" and "probabilities".
-    std::string fields = labeldp::io::mechanism_json_fields(rr.mechanism());
+    // Algorithm 1's matrix in doubles may exceed e^eps by an ulp; the file holds it lowered to
+    // e^eps exactly as stored (the contract's "Exactness"), and loading checks that exactly.
+    const auto exact = rr.mechanism();
+    labeldp::Matrix<double> P = exact.probabilities();
+    labeldp::cap_to_epsilon(P, a.eps);
+    std::string fields =
+        labeldp::io::mechanism_json_fields(labeldp::FiniteMechanism<double>(exact.inputs(), exact.outputs(), P));
     fields.insert(fields.find(",\"probabilities\":") + 1, bins + ",");
-    out << "{\"mechanism\":\"rr-on-bins\",\"eps\":" << json_number(a.eps) << ",\"loss\":\"" << a.loss
-        << "\",\"expected_loss\":" << json_number(expected) << "," << fields << "}\n";
+    out << "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rr-on-bins\",\"eps\":" << json_number(a.eps)
+        << ",\"loss\":\"" << a.loss << "\",\"expected_loss\":" << json_number(expected) << "," << fields << "}\n";
   } else {
     out << "RR-on-Bins (eps " << json_number(a.eps) << ", " << a.loss << " loss): " << rr.num_outputs()
         << " bins, expected loss " << json_number(expected) << "\n";

@@ -4,6 +4,7 @@
 //
 // Extension: `--choose-zeta` instead of `--zeta` picks zeta minimizing the closed-form expected
 // noisy-label MSE (labeldp::choose_zeta()) and adds "expected_mse" to the JSON.
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -24,6 +25,7 @@ struct IntervalArgs {
   bool zeta_given = false;
   bool choose_zeta = false;
   bool json = false;
+  double granularity = 0;  // 0: chosen from the interval (see --granularity)
 };
 
 void run_interval(const IntervalArgs& a) {
@@ -40,13 +42,24 @@ void run_interval(const IntervalArgs& a) {
     mse = choice.expected_mse;
   }
   const auto best = labeldp::optimal_interval(prior, a.eps, zeta);
+  // The output grid of the sampler (what `privatize --mechanism` applies): --granularity, or the
+  // largest power of two giving at least 2^16 grid points on [A1 - zeta, A2 + zeta].
+  double g = a.granularity;
+  if (g == 0)
+    g = std::ldexp(1.0, std::ilogb((best.a2 - best.a1 + 2 * zeta) / 65536.0));
+  else
+    labeldp::validate_finite_positive("granularity", g);
+  // Building the sampled mechanism validates the grid (size, lattice) before anything is printed.
+  (void)labeldp::RPWithPrior<double>(best.a1, best.a2, zeta, a.eps, g);
   // Everything is computed before anything is printed: nothing on stdout on error.
   std::ostringstream out;
   using labeldp::io::json_number;
   if (a.json) {
-    out << "{\"mechanism\":\"rpwithprior\",\"eps\":" << json_number(a.eps) << ",\"zeta\":" << json_number(zeta)
-        << ",\"A1\":" << json_number(best.a1) << ",\"A2\":" << json_number(best.a2)
-        << ",\"objective\":" << json_number(best.objective);
+    out << "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rpwithprior\",\"eps\":"
+        << json_number(a.eps) << ",\"delta\":0,\"zeta\":" << json_number(zeta) << ",\"A1\":" << json_number(best.a1)
+        << ",\"A2\":" << json_number(best.a2) << ",\"objective\":" << json_number(best.objective)
+        << ",\"granularity\":" << json_number(g)
+        << ",\"outside\":\"clamp\",\"lattice_bits\":" << labeldp::RPWithPrior<double>::kDefaultLatticeBits;
     if (a.choose_zeta) out << ",\"expected_mse\":" << json_number(mse);
     out << "}\n";
   } else {
@@ -68,6 +81,9 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       labeldp::cli::add_eps_option(app, args->eps);
       app.add_option("--zeta", args->zeta, "neighbourhood half-width zeta, finite and > 0")
           ->each([args](const std::string&) { args->zeta_given = true; });
+      app.add_option("--granularity", args->granularity,
+                     "output grid step of the sampled mechanism written to the file (default: the largest power of "
+                     "two giving >= 2^16 points on [A1 - zeta, A2 + zeta])");
       app.add_flag("--choose-zeta", args->choose_zeta,
                    "instead of --zeta: choose zeta minimizing the closed-form expected noisy-label MSE "
                    "(adds \"expected_mse\")");

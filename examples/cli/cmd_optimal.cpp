@@ -88,8 +88,9 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
-    out << "{\"mechanism\":\"optimal-lp\",\"eps\":" << json_number(a.eps) << ",\"loss\":\"" << a.loss
-        << "\",\"status\":\"" << to_string(r.status) << "\",\"expected_loss\":" << json_number(r.expected_loss);
+    out << "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"optimal-lp\",\"eps\":" << json_number(a.eps)
+        << ",\"loss\":\"" << a.loss << "\",\"status\":\"" << to_string(r.status)
+        << "\",\"expected_loss\":" << json_number(r.expected_loss);
     if (std::isfinite(r.dual_bound)) out << ",\"lower_bound\":" << json_number(r.dual_bound);
     if (std::isfinite(gap)) out << ",\"gap\":" << json_number(gap);
     out << "," << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";

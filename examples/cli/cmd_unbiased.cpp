@@ -66,8 +66,9 @@ void run_unbiased(const UnbiasedArgs& a) {
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
-    out << "{\"mechanism\":\"unbiased\",\"eps\":" << json_number(a.eps) << ",\"status\":\""
-        << labeldp::optim::to_string(r.status) << "\",\"expected_loss\":" << json_number(r.expected_loss);
+    out << "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"unbiased\",\"eps\":" << json_number(a.eps)
+        << ",\"status\":\"" << labeldp::optim::to_string(r.status)
+        << "\",\"expected_loss\":" << json_number(r.expected_loss);
     if (std::isfinite(lower_bound)) out << ",\"lower_bound\":" << json_number(lower_bound);
     if (std::isfinite(gap)) out << ",\"gap\":" << json_number(gap);
     out << ",\"max_bias\":" << json_number(r.max_bias) << "," << labeldp::io::mechanism_json_fields(r.mechanism)

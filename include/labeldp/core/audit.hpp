@@ -64,6 +64,47 @@ double cap_to_epsilon(Eigen::MatrixBase<Derived>& probabilities, double eps) {
   return probabilities.rows() ? removed.maxCoeff() : 0.0;
 }
 
+/// Where a probability matrix fails to be eps-DP: output `column`, whose entry in `high_row`
+/// exceeds \f$e^\varepsilon\f$ times its entry in `low_row`; column = -1 when there is none.
+struct EpsilonViolation {
+  Index column = -1, high_row = -1, low_row = -1;
+};
+
+/// The first column of `probabilities` (k x d, entries >= 0) in which some ratio
+/// \f$P[i][j] / P[i'][j]\f$ exceeds \f$e^\varepsilon\f$ **in exact arithmetic on the stored
+/// numbers**, or column -1 when the matrix is eps-DP exactly. A column with a zero entry and a
+/// positive one is a violation; an all-zero column is not.
+///
+/// Decided with error bounds: \f$e^\varepsilon\f$ is evaluated in long double and each
+/// comparison \f$hi \le lo \cdot e^\varepsilon\f$ is settled when it holds with a relative margin
+/// larger than the evaluation error (2^-58 with an 80-bit long double, 2^-48 where long double is
+/// a double); a ratio closer to \f$e^\varepsilon\f$ than that counts as a violation (the safe
+/// direction). Matrices passed through cap_to_epsilon() always pass.
+template <typename Derived>
+EpsilonViolation find_epsilon_violation(const Eigen::MatrixBase<Derived>& probabilities, double eps) {
+  using LD = long double;
+  const int digits = std::numeric_limits<LD>::digits;
+  const LD margin = std::ldexp(LD(1), -(digits >= 64 ? 58 : 48));
+  const LD e = std::exp(LD(eps)) * (1 - margin);
+  for (Index j = 0; j < probabilities.cols(); ++j) {
+    Index hi_i = 0, lo_i = 0;
+    for (Index i = 1; i < probabilities.rows(); ++i) {
+      if (probabilities(i, j) > probabilities(hi_i, j)) hi_i = i;
+      if (probabilities(i, j) < probabilities(lo_i, j)) lo_i = i;
+    }
+    const LD hi = LD(probabilities(hi_i, j)), lo = LD(probabilities(lo_i, j));
+    if (hi <= 0) continue;
+    if (!(hi <= lo * e)) return {j, hi_i, lo_i};
+  }
+  return {};
+}
+
+/// True when find_epsilon_violation() finds none: the stored probabilities are eps-DP exactly.
+template <typename Derived>
+bool satisfies_epsilon(const Eigen::MatrixBase<Derived>& probabilities, double eps) {
+  return find_epsilon_violation(probabilities, eps).column < 0;
+}
+
 /// audit_epsilon() of the mechanism's stored probabilities.
 template <typename Scalar>
 double audit_epsilon(const FiniteMechanism<Scalar>& mechanism) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/sampling.hpp"
@@ -69,8 +70,8 @@ class FiniteMechanism {
 
   /// \f$E[\ell(M(y_i), y_i)]\f$ for input index i.
   template <typename Loss = SquaredLoss<Scalar>>
-    requires NoisyLabelLoss<Loss, Scalar>
-  Scalar conditional_loss(Index i, const Loss& loss = Loss{}) const {
+  requires NoisyLabelLoss<Loss, Scalar> Scalar conditional_loss(Index i, const Loss& loss = Loss{})
+  const {
     Scalar s = 0;
     for (Index j = 0; j < m_outputs.size(); ++j)
       if (m_probs(i, j) > 0) s += m_probs(i, j) * loss(m_outputs[j], m_inputs[i]);
@@ -81,8 +82,9 @@ class FiniteMechanism {
   /// whose values must equal inputs().
   /// \throws std::invalid_argument when the prior's values differ from the inputs.
   template <typename Loss = SquaredLoss<Scalar>>
-    requires NoisyLabelLoss<Loss, Scalar>
-  Scalar expected_loss(const FinitePrior<Scalar>& prior, const Loss& loss = Loss{}) const {
+  requires NoisyLabelLoss<Loss, Scalar> Scalar expected_loss(const FinitePrior<Scalar>& prior,
+                                                             const Loss& loss = Loss{})
+  const {
     if (prior.size() != m_inputs.size() || prior.values() != m_inputs)
       throw std::invalid_argument("prior values differ from the mechanism's inputs");
     Scalar s = 0;
@@ -145,11 +147,12 @@ class FiniteMechanism {
   static void check_increasing(const Vector<Scalar>& v, const char* what) {
     for (Index i = 0; i < v.size(); ++i) {
       if (!std::isfinite(double(v[i])))
-        throw std::invalid_argument(std::string(what) + " value " + detail::format_number(double(v[i])) + " is not finite");
+        throw std::invalid_argument(std::string(what) + " value " + detail::format_number(double(v[i])) +
+                                    " is not finite");
       if (i > 0 && !(v[i] > v[i - 1]))
-        throw std::invalid_argument(std::string(what) + " values must be strictly increasing: " +
-                                    detail::format_number(double(v[i - 1])) + " then " +
-                                    detail::format_number(double(v[i])));
+        throw std::invalid_argument(std::string(what) +
+                                    " values must be strictly increasing: " + detail::format_number(double(v[i - 1])) +
+                                    " then " + detail::format_number(double(v[i])));
     }
   }
 
@@ -158,5 +161,20 @@ class FiniteMechanism {
   Matrix<Scalar> m_probs;
   std::vector<DiscreteDistribution> m_rows;
 };
+
+/// The fields `"inputs":[...],"outputs":[...],"probabilities":[[...],...]` of a finite
+/// mechanism, without surrounding braces, so that a mechanism file can add its own fields (the
+/// labeldp CLI contract: the JSON of `bins`, `optimal`, `unbiased`). Row i of `probabilities`
+/// is the distribution of the output for input i; numbers have 17 significant digits.
+inline std::string json_fields(const FiniteMechanism<double>& m) {
+  std::string s =
+      "\"inputs\":" + json_array(m.inputs()) + ",\"outputs\":" + json_array(m.outputs()) + ",\"probabilities\":[";
+  for (Index i = 0; i < m.num_inputs(); ++i) {
+    if (i) s += ',';
+    s += json_array(m.probabilities().row(i));
+  }
+  s += ']';
+  return s;
+}
 
 }  // namespace labeldp

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/validate.hpp"
@@ -29,6 +30,7 @@ FiniteMechanism<Scalar> randomized_response(const Vector<Scalar>& values, double
   const Scalar e = std::exp(Scalar(eps));
   Matrix<Scalar> P = Matrix<Scalar>::Constant(k, k, Scalar(1) / (e + Scalar(k - 1)));
   for (Index i = 0; i < k; ++i) P(i, i) = e / (e + Scalar(k - 1));
+  cap_to_epsilon(P, eps);  // the two rounded quotients may be e^eps apart plus roundoff
   return FiniteMechanism<Scalar>(values, values, std::move(P));
 }
 
@@ -83,6 +85,7 @@ FiniteMechanism<Scalar> rr_with_prior(const FinitePrior<Scalar>& prior, double e
       P(i, Index(it - kept.begin())) = e / (e + Scalar(top - 1));
     }
   }
+  cap_to_epsilon(P, eps);  // the rounded quotients may be e^eps apart plus roundoff
   return FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(P));
 }
 

@@ -186,6 +186,8 @@ class RPWithPrior {
   Scalar granularity() const { return m_g; }
   /// Rule outside the interval.
   OutsideRule rule() const { return m_rule; }
+  /// Lattice refinement b: \f$2^b\f$ lattice points per grid cell.
+  int lattice_bits() const { return m_bits; }
 
   // --- continuous mechanism (3.4), (3.6), (3.7) -------------------------------------------
 

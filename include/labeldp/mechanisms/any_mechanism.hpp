@@ -1,0 +1,273 @@
+/// \file
+/// AnyMechanism: one value type for every mechanism of the library (finite ones built from a
+/// prior, RPWithPrior, the additive and randomized-response baselines), so that a mechanism can
+/// be built by name, saved as a mechanism file, loaded (io/mechanism_file.hpp) and applied to
+/// labels by the same code whatever its kind. It models labeldp::Mechanism (core/concepts.hpp).
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "labeldp/core/audit.hpp"
+#include "labeldp/core/concepts.hpp"
+#include "labeldp/core/json_writer.hpp"
+#include "labeldp/core/mechanism.hpp"
+#include "labeldp/core/prior.hpp"
+#include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/additive_noise.hpp"
+#include "labeldp/mechanisms/gaussian.hpp"
+#include "labeldp/mechanisms/randomized_response.hpp"
+#include "labeldp/mechanisms/rpwithprior.hpp"
+#include "labeldp/mechanisms/staircase.hpp"
+#include "labeldp/prior/discretize.hpp"
+
+namespace labeldp {
+
+/// A finite mechanism with its kind and its guarantee: the probabilities are eps-DP exactly as
+/// stored (satisfies_epsilon()), and a label is mapped to the nearest input (clipped to the
+/// inputs' range, ties up; a public, data-independent map) before its row is sampled.
+class FiniteLabelMechanism {
+ public:
+  /// \param kind the mechanism's name in files ("rr-on-bins", "optimal-lp", "unbiased", "rr",
+  ///        "rr-with-prior", "finite").
+  /// \param eps the guarantee; the probabilities must meet it exactly.
+  /// \param extra_json extra fields written by to_json() (without braces, e.g. `"bins":[...]`);
+  ///        informational, not read back.
+  /// \throws std::invalid_argument for a bad eps, or probabilities that are not eps-DP exactly
+  ///         (naming the output and the two inputs).
+  FiniteLabelMechanism(std::string kind, double eps, FiniteMechanism<double> m, std::string extra_json = {})
+      : m_kind(std::move(kind)),
+        m_eps(eps),
+        m_mech(std::move(m)),
+        m_map(Discretizer<double>::points(
+            std::vector<double>(m_mech.inputs().data(), m_mech.inputs().data() + m_mech.num_inputs()))),
+        m_extra(std::move(extra_json)) {
+    validate_epsilon(eps);
+    require_epsilon(m_mech, eps);
+  }
+  const std::string& kind() const { return m_kind; }
+  double eps() const { return m_eps; }
+  double delta() const { return 0; }
+  const FiniteMechanism<double>& finite() const { return m_mech; }
+  /// A noisy label for `y` (any finite real: clipped and rounded to the nearest input first).
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return m_mech.outputs()[m_mech.sample_index(m_map.index(y), gen)];
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    check_spans(in.size(), out.size());
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+  }
+  std::string to_json() const {
+    std::string s = "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":" + json_string(m_kind) +
+                    ",\"eps\":" + json_number(m_eps) + ",\"delta\":0,";
+    if (!m_extra.empty()) s += m_extra + ",";
+    return s + json_fields(m_mech) + "}";
+  }
+
+  /// \throws std::invalid_argument unless `in` and `out` have the same length.
+  static void check_spans(std::size_t in, std::size_t out) {
+    if (in != out)
+      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out) + " entries, 'in' has " +
+                                  std::to_string(in));
+  }
+
+  /// \throws std::invalid_argument naming an output and two inputs whose probability ratio
+  ///         exceeds e^eps (or is infinite) in exact arithmetic (satisfies_epsilon()).
+  static void require_epsilon(const FiniteMechanism<double>& m, double eps) {
+    const EpsilonViolation v = find_epsilon_violation(m.probabilities(), eps);
+    if (v.column < 0) return;
+    throw std::invalid_argument("probabilities are not " + detail::format_number(eps) + "-DP: output " +
+                                detail::format_number(m.outputs()[v.column]) + " has probability " +
+                                detail::format_number(m.probabilities()(v.high_row, v.column)) + " for input " +
+                                detail::format_number(m.inputs()[v.high_row]) + " and " +
+                                detail::format_number(m.probabilities()(v.low_row, v.column)) + " for input " +
+                                detail::format_number(m.inputs()[v.low_row]) + " (ratio above e^eps)");
+  }
+
+ private:
+  std::string m_kind;
+  double m_eps;
+  FiniteMechanism<double> m_mech;
+  Discretizer<double> m_map;
+  std::string m_extra;
+};
+
+/// RPWithPrior (a given interval, zeta and output grid) as a library mechanism.
+class RPWithPriorMechanism {
+ public:
+  explicit RPWithPriorMechanism(RPWithPrior<double> m) : m_mech(std::move(m)) {}
+  double eps() const { return m_mech.epsilon(); }
+  double delta() const { return 0; }
+  const RPWithPrior<double>& mechanism() const { return m_mech; }
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return m_mech.sample(y, gen);
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    FiniteLabelMechanism::check_spans(in.size(), out.size());
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = m_mech.sample(in[i], gen);
+  }
+  std::string to_json() const {
+    return "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rpwithprior\",\"eps\":" +
+           json_number(m_mech.epsilon()) + ",\"delta\":0,\"zeta\":" + json_number(m_mech.zeta()) +
+           ",\"A1\":" + json_number(m_mech.a1()) + ",\"A2\":" + json_number(m_mech.a2()) +
+           ",\"granularity\":" + json_number(m_mech.granularity()) +
+           ",\"outside\":" + json_string(m_mech.rule() == OutsideRule::Clamp ? "clamp" : "uniform") +
+           ",\"lattice_bits\":" + std::to_string(m_mech.lattice_bits()) + "}";
+  }
+
+ private:
+  RPWithPrior<double> m_mech;
+};
+
+/// What a baseline is built from (the `labeldp baseline` options): the public label range
+/// [lo, hi] (sensitivity hi - lo), eps, delta (Gaussian kinds), the grid step (discrete kinds),
+/// whether outputs are clipped to [lo, hi], and the prior (rr, rr-with-prior: their inputs).
+struct BaselineSpec {
+  std::string kind;
+  double eps = 0;
+  double delta = 0;
+  double lo = 0, hi = 0;
+  std::optional<double> resolution;
+  bool clip = false;
+  std::optional<FinitePrior<double>> prior;
+};
+
+/// The kinds make_baseline() builds, in the contract's order.
+inline const std::vector<std::string>& baseline_kinds() {
+  static const std::vector<std::string> kinds{"laplace",      "discrete-laplace",   "gaussian",    "discrete-gaussian",
+                                              "staircase",    "discrete-staircase", "exponential", "rr",
+                                              "rr-with-prior"};
+  return kinds;
+}
+
+/// Any mechanism of the library, by value. Models labeldp::Mechanism.
+class AnyMechanism {
+ public:
+  using Variant =
+      std::variant<FiniteLabelMechanism, RPWithPriorMechanism, LaplaceMechanism<double>,
+                   DiscreteLaplaceMechanism<double>, ExponentialMechanism<double>, DiscreteGaussianMechanism,
+                   AnalyticGaussianMechanism, StaircaseMechanism, DiscreteStaircaseMechanism>;
+
+  template <typename M>
+  requires std::is_constructible_v<Variant, M&&> AnyMechanism(std::string kind, M&& m)
+      : m_kind(std::move(kind)), m_v(std::forward<M>(m)) {}
+
+  /// A finite mechanism of the given kind whose probabilities are eps-DP exactly.
+  /// \throws std::invalid_argument as FiniteLabelMechanism's constructor.
+  static AnyMechanism from_finite(std::string kind, double eps, FiniteMechanism<double> m, std::string extra = {}) {
+    FiniteLabelMechanism f(kind, eps, std::move(m), std::move(extra));
+    return AnyMechanism(std::move(kind), std::move(f));
+  }
+
+  /// The kind, as in mechanism files ("rr-on-bins", "unbiased", "laplace", ...).
+  const std::string& kind() const { return m_kind; }
+  double eps() const {
+    return std::visit([](const auto& m) { return double(m.eps()); }, m_v);
+  }
+  double delta() const {
+    return std::visit([](const auto& m) { return double(m.delta()); }, m_v);
+  }
+  template <std::uniform_random_bit_generator G>
+  double sample(double y, G& gen) const {
+    return std::visit([&](const auto& m) { return double(m.sample(y, gen)); }, m_v);
+  }
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
+    std::visit([&](const auto& m) { m.sample(in, out, gen); }, m_v);
+  }
+  std::string to_json() const {
+    return std::visit([](const auto& m) { return m.to_json(); }, m_v);
+  }
+  /// The exact finite mechanism, or nullptr for mechanisms with infinitely many outputs.
+  const FiniteMechanism<double>* finite() const {
+    if (const auto* f = std::get_if<FiniteLabelMechanism>(&m_v)) return &f->finite();
+    return nullptr;
+  }
+  /// Exact expected squared loss under `prior` where the mechanism defines it, else nullopt.
+  std::optional<double> expected_loss(const FinitePrior<double>& prior) const {
+    return std::visit(
+        [&](const auto& m) -> std::optional<double> {
+          using M = std::decay_t<decltype(m)>;
+          if constexpr (std::is_same_v<M, FiniteLabelMechanism>) {
+            if (prior.values() != m.finite().inputs()) return std::nullopt;
+            return m.finite().expected_loss(prior);
+          } else if constexpr (requires { m.expected_loss(prior); }) {
+            return double(m.expected_loss(prior));
+          } else {
+            return std::nullopt;
+          }
+        },
+        m_v);
+  }
+  const Variant& variant() const { return m_v; }
+
+ private:
+  std::string m_kind;
+  Variant m_v;
+};
+
+static_assert(Mechanism<AnyMechanism>);
+static_assert(Mechanism<FiniteLabelMechanism>);
+static_assert(Mechanism<RPWithPriorMechanism>);
+
+namespace detail {
+inline double require_resolution(const BaselineSpec& s) {
+  if (!s.resolution) throw std::invalid_argument("baseline '" + s.kind + "' needs 'resolution' (the grid step)");
+  return *s.resolution;
+}
+inline double require_delta(const BaselineSpec& s) {
+  if (!(s.delta > 0 && s.delta < 1))
+    throw std::invalid_argument("baseline '" + s.kind + "' needs 'delta' in (0, 1), got " + format_number(s.delta));
+  return s.delta;
+}
+inline const FinitePrior<double>& require_prior(const BaselineSpec& s) {
+  if (!s.prior) throw std::invalid_argument("baseline '" + s.kind + "' needs a prior (its values are the inputs)");
+  return *s.prior;
+}
+}  // namespace detail
+
+/// Builds the baseline named by `spec.kind` (baseline_kinds()).
+/// \throws std::invalid_argument naming the kind, or the field that is missing or bad.
+inline AnyMechanism make_baseline(const BaselineSpec& s) {
+  const std::string& k = s.kind;
+  if (k == "laplace") return AnyMechanism(k, LaplaceMechanism<double>(s.lo, s.hi, s.eps, s.clip));
+  if (k == "discrete-laplace")
+    return AnyMechanism(k, DiscreteLaplaceMechanism<double>(
+                               LabelGrid<double>(s.lo, s.hi, detail::require_resolution(s)), s.eps, s.clip));
+  if (k == "exponential")  // outputs always in [lo, hi]; default grid: 1024 steps
+    return AnyMechanism(k, ExponentialMechanism<double>(
+                               LabelGrid<double>(s.lo, s.hi, s.resolution.value_or((s.hi - s.lo) / 1024)), s.eps));
+  if (k == "gaussian")
+    return AnyMechanism(k, AnalyticGaussianMechanism(s.lo, s.hi, s.eps, detail::require_delta(s), s.clip));
+  if (k == "discrete-gaussian")
+    return AnyMechanism(k, DiscreteGaussianMechanism(s.lo, s.hi, s.eps, detail::require_delta(s),
+                                                     detail::require_resolution(s), s.clip));
+  if (k == "staircase") return AnyMechanism(k, StaircaseMechanism(s.lo, s.hi, s.eps, s.clip));
+  if (k == "discrete-staircase")
+    return AnyMechanism(k, DiscreteStaircaseMechanism(s.lo, s.hi, s.eps, detail::require_resolution(s), s.clip));
+  if (k == "rr") {
+    const auto& p = detail::require_prior(s);
+    return AnyMechanism::from_finite(k, s.eps, randomized_response(p.values(), s.eps));
+  }
+  if (k == "rr-with-prior") {
+    const auto& p = detail::require_prior(s);
+    const Index top = rr_with_prior_top_k(p, s.eps);
+    return AnyMechanism::from_finite(k, s.eps, rr_with_prior(p, s.eps), "\"top_k\":" + std::to_string(top));
+  }
+  std::string known;
+  for (const auto& name : baseline_kinds()) known += (known.empty() ? "" : ", ") + name;
+  throw std::invalid_argument("unknown baseline kind '" + k + "' (known: " + known + ")");
+}
+
+}  // namespace labeldp
