@@ -10,8 +10,13 @@
 //                to the clipped real label by unbiased randomized rounding to the support first
 //                (UnbiasedRandomizer), so E[noisy label] = the clipped label exactly;
 //   rpwithprior  RPWithPrior's two-stage Algorithm 3 (response_privacy_with_histogram: Hist_eps
-//                prior on the grid cells, the optimal interval, outputs on the grid of step R).
-// With a PUBLIC --prior all of eps goes to the mechanism (bins, unbiased).
+//                prior on the grid cells, the optimal interval, outputs on the grid of step R);
+//   rr-with-prior  RRWithPrior (Ghazi et al. 2021) for the private prior.
+// With a PUBLIC --prior all of eps goes to the mechanism (bins, unbiased, rr-with-prior).
+// The baselines laplace, discrete-laplace, gaussian, discrete-gaussian, staircase,
+// discrete-staircase, exponential (range --lo/--hi) and rr (over the support) spend all of eps
+// on the noise and need no prior (make_baseline()). --mechanism FILE applies a saved mechanism
+// file (read_mechanism_file()); no budget is spent here. These need one pass in constant memory.
 //
 // Input and output: with --column C the input is a CSV file (or standard input) with a header,
 // and the output is that CSV with the label column replaced by the noisy label, every other
@@ -47,6 +52,8 @@
 #include "labeldp/core/random.hpp"
 #include "labeldp/io/csv.hpp"
 #include "labeldp/io/json.hpp"
+#include "labeldp/io/mechanism_file.hpp"
+#include "labeldp/mechanisms/any_mechanism.hpp"
 #include "labeldp/mechanisms/rpwithprior.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 #include "labeldp/mechanisms/two_stage.hpp"
@@ -69,10 +76,10 @@ constexpr const char* kPrivateNote = " (the value is not shown: the labels file 
 struct Options {
   std::string eps, eps_prior, lo, hi, resolution, seed;
   std::string input, column, output, prior, support;
-  std::string method;
+  std::string method, mechanism, delta;
   std::string loss = "squared";
   std::string rounding = "nearest";
-  bool labels_only = false, drop_missing = false, summary = false;
+  bool labels_only = false, drop_missing = false, summary = false, clip = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -263,8 +270,6 @@ void print_summary(const Options& o, const Summary& s, const std::string& name) 
             << ",\"rows_dropped\":" << s.dropped << "}\n";
 }
 
-bool is_two_stage_method(const std::string& m) { return m == "bins" || m == "unbiased" || m == "rpwithprior"; }
-
 void check_output_path(const std::string& output) {
   if (output.empty()) return;
   std::error_code ec;
@@ -272,6 +277,115 @@ void check_output_path(const std::string& output) {
   if (std::filesystem::is_directory(st)) throw InputError(output + ": cannot write file: it is a directory");
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
     throw InputError(output + ": cannot write file: it exists and is not a regular file");
+}
+
+bool is_two_stage_method(const std::string& m) {
+  return m == "bins" || m == "unbiased" || m == "rpwithprior" || m == "rr-with-prior";
+}
+// The additive baselines: all of eps on the noise, no prior, the public range [lo, hi].
+bool is_additive_method(const std::string& m) {
+  return m == "laplace" || m == "discrete-laplace" || m == "gaussian" || m == "discrete-gaussian" || m == "staircase" ||
+         m == "discrete-staircase" || m == "exponential";
+}
+bool needs_delta(const std::string& m) { return m == "gaussian" || m == "discrete-gaussian"; }
+bool needs_resolution(const std::string& m) {
+  return m == "discrete-laplace" || m == "discrete-gaussian" || m == "discrete-staircase";
+}
+constexpr const char* kMethods =
+    "bins, unbiased, rpwithprior, laplace, discrete-laplace, gaussian, discrete-gaussian, staircase, "
+    "discrete-staircase, exponential, rr or rr-with-prior";
+
+// The generator: operating-system entropy unless --seed asks for a reproducible run.
+std::unique_ptr<labeldp::ChaCha20> make_generator(bool seeded, std::uint64_t seed) {
+  if (seeded) return std::make_unique<labeldp::SeededRandom>(seed);
+  return std::make_unique<labeldp::SecureRandom>();
+}
+
+// The text of noisy labels, formatted once per output for a finite mechanism.
+class OutputText {
+ public:
+  explicit OutputText(const labeldp::AnyMechanism& m) {
+    if (const auto* f = m.finite()) {
+      for (Index j = 0; j < f->num_outputs(); ++j)
+        m_table.emplace_back(f->outputs()[j], labeldp::json_number(f->outputs()[j]));
+      std::sort(m_table.begin(), m_table.end());
+    }
+  }
+  std::string_view operator()(double v) {
+    const auto it =
+        std::lower_bound(m_table.begin(), m_table.end(), v, [](const auto& e, double x) { return e.first < x; });
+    if (it != m_table.end() && it->first == v) return it->second;
+    m_scratch = labeldp::json_number(v);
+    return m_scratch;
+  }
+
+ private:
+  std::vector<std::pair<double, std::string>> m_table;
+  std::string m_scratch;
+};
+
+// One pass over the input with a mechanism fixed before any label is read (--mechanism FILE, or
+// a baseline that needs no prior): constant memory. `snap`, when given, maps each label to its
+// support point first (rr). Standard output is spooled to an anonymous temporary file until the
+// last row is done, so that a bad late row leaves stdout empty (--output is atomic anyway).
+void run_single_pass(const Options& o, const labeldp::AnyMechanism& mech, const labeldp::Discretizer<double>* snap,
+                     labeldp::ChaCha20& gen, Summary summary) {
+  LabelSource source(o);
+  const bool whole_row = source.csv() && !o.labels_only;
+  Sink sink(o.output, true);
+  RowWriter out{sink, whole_row};
+  if (whole_row) {
+    sink.put(source.header_text());
+    sink.put("\n");
+  }
+  OutputText text(mech);
+  Row row;
+  while (source.next(row)) {
+    if (!row.label) {
+      if (!o.drop_missing) source.fail_label(row);
+      ++summary.dropped;
+      continue;
+    }
+    const double y = snap ? (*snap)(*row.label) : *row.label;
+    out.write(row.before, text(mech.sample(y, gen)), row.after);
+    ++summary.written;
+  }
+  if (summary.written == 0)
+    throw InputError(source.name() + ": no labels to privatize" +
+                     (summary.dropped ? " (every label was dropped)" : ""));
+  sink.commit();
+  print_summary(o, summary, source.name());
+}
+
+// --mechanism FILE: apply a saved mechanism; no budget is spent here (the file's eps is what each
+// label costs).
+void run_mechanism_file(const Options& o) {
+  for (const auto& [flag, given] : {std::pair{"--eps", !o.eps.empty()},
+                                    {"--eps-prior", !o.eps_prior.empty()},
+                                    {"--method", !o.method.empty()},
+                                    {"--prior", !o.prior.empty()},
+                                    {"--support", !o.support.empty()},
+                                    {"--lo", !o.lo.empty()},
+                                    {"--hi", !o.hi.empty()},
+                                    {"--resolution", !o.resolution.empty()},
+                                    {"--delta", !o.delta.empty()},
+                                    {"--clip", o.clip},
+                                    {"--loss", o.loss != "squared"},
+                                    {"--rounding", o.rounding != "nearest"}})
+    if (given)
+      throw InputError(std::string("'--mechanism' cannot be combined with '") + flag +
+                       "': the mechanism file states its eps, inputs and mapping of labels");
+  const bool seeded = !o.seed.empty();
+  const std::uint64_t seed = seeded ? parse_seed(o.seed) : 0;
+  check_output_path(o.output);
+  const labeldp::AnyMechanism mech = labeldp::io::read_mechanism_file(o.mechanism);
+  Summary summary;
+  summary.method = "mechanism-file";
+  summary.mechanism = mech.kind();
+  summary.eps_mechanism = mech.eps();
+  summary.delta = mech.delta();
+  const auto gen = make_generator(seeded, seed);
+  run_single_pass(o, mech, nullptr, *gen, summary);
 }
 
 template <typename Loss>
@@ -282,17 +396,67 @@ void run_two_stage(const Options& o, const Loss& loss) {
   const bool seeded = !o.seed.empty();
   const std::uint64_t seed = seeded ? parse_seed(o.seed) : 0;
   const std::string method = o.method.empty() ? "bins" : o.method;
-  if (!is_two_stage_method(method))
-    throw InputError("'--method' must be bins, unbiased or rpwithprior, got '" + o.method + "'");
+  const bool additive = is_additive_method(method);
+  if (!is_two_stage_method(method) && !additive && method != "rr")
+    throw InputError("'--method' must be one of " + std::string(kMethods) + ", got '" + o.method + "'");
   if (method != "bins" && o.loss != "squared")
     throw InputError("'--loss' applies to '--method bins' only ('--method " + method + "' minimizes squared loss)");
   std::optional<double> eps_prior;
   if (!o.eps_prior.empty()) {
+    if (additive || method == "rr")
+      throw InputError("'--eps-prior' cannot be used with '--method " + method +
+                       "': it needs no prior and spends all of --eps on the noise");
     eps_prior = parse_flag_positive("--eps-prior", o.eps_prior);
     if (!(*eps_prior < eps))
       throw InputError("'--eps-prior' must be less than '--eps' (" + o.eps + "), got '" + o.eps_prior + "'");
   }
+  if (!o.delta.empty() && !needs_delta(method))
+    throw InputError("'--delta' applies to '--method gaussian' and 'discrete-gaussian' only");
+  if (o.clip && !additive) throw InputError("'--clip' applies to the additive baselines only (laplace, ...)");
   check_output_path(o.output);
+
+  if (additive) {
+    // The additive baselines: y + noise calibrated to the public range [lo, hi]; no prior.
+    if (!o.prior.empty() || !o.support.empty())
+      throw InputError("'--method " + method + "' needs no prior or support: give the public range '--lo' and '--hi'");
+    for (const auto& [flag, value] : {std::pair{"--lo", &o.lo}, {"--hi", &o.hi}})
+      if (value->empty())
+        throw InputError("'" + std::string(flag) + "' is missing: '--method " + method +
+                         "' needs the public label range '--lo' and '--hi'");
+    labeldp::BaselineSpec spec;
+    spec.kind = method;
+    spec.eps = eps;
+    spec.lo = parse_flag_number("--lo", o.lo);
+    spec.hi = parse_flag_number("--hi", o.hi);
+    if (!(spec.hi > spec.lo)) throw InputError("'--hi' must be greater than '--lo' (" + o.lo + "), got '" + o.hi + "'");
+    if (!o.resolution.empty()) {
+      if (!needs_resolution(method) && method != "exponential")
+        throw InputError("'--resolution' is not used by '--method " + method + "'");
+      spec.resolution = parse_flag_positive("--resolution", o.resolution);
+    } else if (needs_resolution(method)) {
+      throw InputError("'--resolution' is missing: '--method " + method + "' needs the grid step");
+    }
+    if (needs_delta(method)) {
+      if (o.delta.empty()) throw InputError("'--delta' is missing: '--method " + method + "' needs delta in (0, 1)");
+      spec.delta = parse_flag_number("--delta", o.delta);
+      if (!(spec.delta > 0 && spec.delta < 1)) throw InputError("'--delta' must be in (0, 1), got '" + o.delta + "'");
+    }
+    spec.clip = o.clip;
+    std::optional<labeldp::AnyMechanism> mech;
+    try {
+      mech = labeldp::make_baseline(spec);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("'--method " + method + "': " + e.what());
+    }
+    Summary summary;
+    summary.method = method;
+    summary.mechanism = mech->kind();
+    summary.eps_mechanism = mech->eps();
+    summary.delta = mech->delta();
+    const auto gen = make_generator(seeded, seed);
+    run_single_pass(o, *mech, nullptr, *gen, summary);
+    return;
+  }
   const labeldp::Rounding rounding = o.rounding == "floor"  ? labeldp::Rounding::Floor
                                      : o.rounding == "ceil" ? labeldp::Rounding::Ceil
                                                             : labeldp::Rounding::Nearest;
@@ -348,6 +512,31 @@ void run_two_stage(const Options& o, const Loss& loss) {
   if (method == "rpwithprior" && k < 2)
     throw InputError("'--method rpwithprior' needs at least two grid points ('--resolution' below '--hi' - '--lo')");
 
+  if (method == "rr") {
+    // k-ary randomized response over the public support: no prior, all of eps on the mechanism.
+    labeldp::BaselineSpec spec;
+    spec.kind = "rr";
+    spec.eps = eps;
+    spec.lo = disc->support()[0];
+    spec.hi = disc->support()[k - 1];
+    spec.prior = labeldp::FinitePrior<double>::from_weights(
+        std::vector<double>(disc->support().data(), disc->support().data() + k),
+        std::vector<double>(std::size_t(k), 1));
+    std::optional<labeldp::AnyMechanism> mech;
+    try {
+      mech = labeldp::make_baseline(spec);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("'--method rr': " + std::string(e.what()));
+    }
+    Summary summary;
+    summary.method = method;
+    summary.mechanism = mech->kind();
+    summary.eps_mechanism = mech->eps();
+    const auto gen = make_generator(seeded, seed);
+    run_single_pass(o, *mech, &*disc, *gen, summary);
+    return;
+  }
+
   // Pass 1: validate and count every label; keep what a second pass needs and cannot re-read.
   LabelSource first(o);
   const bool whole_row = first.csv() && !o.labels_only;
@@ -380,12 +569,7 @@ void run_two_stage(const Options& o, const Loss& loss) {
   const std::string source_name = first.name();
   const bool from_stdin = first.from_stdin();
 
-  // The generator: operating-system entropy unless --seed asks for a reproducible run.
-  std::unique_ptr<labeldp::ChaCha20> gen;
-  if (seeded)
-    gen = std::make_unique<labeldp::SeededRandom>(seed);
-  else
-    gen = std::make_unique<labeldp::SecureRandom>();
+  const auto gen = make_generator(seeded, seed);
 
   labeldp::BudgetSplit split;
   if (prior)
@@ -407,6 +591,8 @@ void run_two_stage(const Options& o, const Loss& loss) {
   std::optional<labeldp::UnbiasedRandomizer<double>> unbiased;
   std::vector<double> rp_noisy;
   std::size_t rp_next = 0;
+  std::optional<labeldp::AnyMechanism> rrp;
+  std::optional<OutputText> rrp_text;
   double support_lo = disc->support()[0], support_hi = disc->support()[k - 1];
   try {
     if (method == "bins") {
@@ -436,6 +622,19 @@ void run_two_stage(const Options& o, const Loss& loss) {
       if (r.mechanism.num_inputs() != k)
         throw InputError("'--method unbiased': the randomizer does not cover the support (internal error)");
       unbiased.emplace(std::move(r.mechanism));
+    } else if (method == "rr-with-prior") {
+      labeldp::BaselineSpec spec;
+      spec.kind = method;
+      spec.eps = split.eps_mechanism;
+      spec.lo = support_lo;
+      spec.hi = support_hi;
+      spec.prior = prior ? *prior
+                         : labeldp::private_histogram(disc->support(), std::span<const std::int64_t>(counts),
+                                                      split.eps_prior, *gen)
+                               .prior;
+      rrp = labeldp::make_baseline(spec);
+      rrp_text.emplace(*rrp);
+      summary.mechanism = rrp->kind();
     } else {  // rpwithprior
       summary.mechanism = "rpwithprior";
       std::vector<double> edges(disc->support().data(), disc->support().data() + k);
@@ -456,6 +655,7 @@ void run_two_stage(const Options& o, const Loss& loss) {
   }
   auto noisy_text = [&](double y) -> std::string {
     if (rr) return rr_text[std::size_t(rr->sample_index(disc->index(y), *gen))];
+    if (rrp) return std::string((*rrp_text)(rrp->sample((*disc)(y), *gen)));
     if (unbiased) return labeldp::json_number(unbiased->sample(std::clamp(y, support_lo, support_hi), *gen));
     return labeldp::json_number(rp_noisy[rp_next++]);
   };
@@ -494,6 +694,7 @@ void run_two_stage(const Options& o, const Loss& loss) {
 }
 
 void run(const Options& o) {
+  if (!o.mechanism.empty()) return run_mechanism_file(o);
   labeldp::cli::with_loss(o.loss, [&](const auto& loss) { run_two_stage(o, loss); });
 }
 
@@ -501,10 +702,19 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     "privatize", "eps-label-DP noisy labels: the two-stage pipeline (bins, unbiased, rpwithprior), CSV in, CSV out",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
-      app.add_option("--eps", o->eps, "total privacy budget E, a finite number > 0 (required)");
+      app.add_option("--eps", o->eps, "total privacy budget E, a finite number > 0 (required unless --mechanism)");
       app.add_option("--method", o->method,
-                     "bins (default: optimal RR-on-Bins), unbiased (optimal unbiased randomizer, real outputs) or "
-                     "rpwithprior (RPWithPrior on the --lo/--hi/--resolution grid)");
+                     "two-stage (private prior, then the mechanism): bins (default: optimal RR-on-Bins), unbiased "
+                     "(optimal unbiased randomizer, real outputs), rpwithprior (RPWithPrior on the "
+                     "--lo/--hi/--resolution grid), rr-with-prior; baselines (all of --eps on the noise, no prior, "
+                     "range --lo/--hi): laplace, discrete-laplace, gaussian, discrete-gaussian, staircase, "
+                     "discrete-staircase, exponential, rr (over the support)");
+      app.add_option("--mechanism", o->mechanism,
+                     "apply a saved mechanism file (the --json output of bins, optimal, unbiased, interval or "
+                     "baseline): no budget is spent here, the file's eps is what each label costs; one pass, "
+                     "constant memory; not with --eps, --method, --prior or the discretization options");
+      app.add_option("--delta", o->delta, "gaussian, discrete-gaussian: delta in (0, 1)");
+      app.add_flag("--clip", o->clip, "additive baselines: clip the noisy labels to [LO, HI]");
       app.add_option("--input", o->input,
                      "input file (default or '-': standard input): with --column a CSV file with a header, "
                      "otherwise one label per line");
@@ -540,9 +750,11 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
           "label's mean is the clipped label). Without --prior the prior is estimated privately (Algorithm 3 of "
           "Ghazi et al. 2023), which needs all labels counted first: a file is read twice; standard input is "
           "buffered (8 bytes per label, plus each row's text for CSV output). rpwithprior keeps the labels in "
-          "memory (16 bytes each). Output: the input CSV with the label column replaced (other fields and the "
-          "header byte for byte, LF line ends), or one noisy label per line, in input order, 17 significant "
-          "digits.");
+          "memory (16 bytes each). --mechanism and the baselines but rr-with-prior need no prior: one pass in "
+          "constant memory (to standard output the result is spooled to an anonymous temporary file, as large as "
+          "the output, and copied when the last row is done, so bad input leaves stdout empty). Output: the input "
+          "CSV with the label column replaced (other fields and the header byte for byte, LF line ends), or one "
+          "noisy label per line, in input order, 17 significant digits.");
       app.callback([o] { run(*o); });
     }}};
 

@@ -426,3 +426,214 @@ TEST_CASE("cli privatize: an error on a late row leaves no output file and no te
     CHECK(leftovers == 0);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Baselines (--method K: all of eps on the noise, no prior)
+
+TEST_CASE("cli privatize --method <baseline> on the CPS wages: runs, spends eps on the noise, right support",
+          "[cli][privatize]") {
+  REQUIRE_CLI();
+  const std::string in = " --input '" + data_file("cps1988.csv") + "' --column wage --seed 5 --summary";
+  struct Case {
+    std::string method, flags;
+    double step;  // outputs are multiples of this (0: any real)
+    bool in_range;
+  };
+  const std::vector<Case> cases = {
+      {"laplace", " --lo 0 --hi 5000 --clip", 0, true},
+      {"discrete-laplace", " --lo 0 --hi 5000 --resolution 50", 50, false},
+      {"gaussian", " --lo 0 --hi 5000 --delta 1e-6", 0, false},
+      {"discrete-gaussian", " --lo 0 --hi 5000 --delta 1e-6 --resolution 50", 50, false},
+      {"staircase", " --lo 0 --hi 5000", 0, false},
+      {"discrete-staircase", " --lo 0 --hi 5000 --resolution 50", 50, false},
+      {"exponential", " --lo 0 --hi 5000 --resolution 50", 50, true},
+      {"rr", " --lo 0 --hi 5000 --resolution 50", 50, true},
+      {"rr-with-prior", " --lo 0 --hi 5000 --resolution 50", 50, true},
+  };
+  for (const auto& c : cases) {
+    INFO(c.method);
+    const auto r = run("privatize --eps 2 --method " + c.method + c.flags + in);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto v = wage_column(r.out);
+    for (double x : v) {
+      REQUIRE(std::isfinite(x));
+      if (c.step > 0) REQUIRE(std::fmod(x, c.step) == 0);
+      if (c.in_range) REQUIRE((x >= 0 && x <= 5000));
+    }
+    std::set<double> distinct(v.begin(), v.end());
+    CHECK(distinct.size() >= 2);
+    const auto j = summary_of(r);
+    CHECK(j.at("method") == c.method);
+    CHECK(j.at("mechanism") == c.method);
+    CHECK(j.at("rows_written") == 28155);
+    if (c.method == "rr-with-prior") {
+      CHECK(j.at("eps_prior").get<double>() > 0);  // its private prior comes first
+      CHECK(j.at("eps_total").get<double>() == Approx(2).epsilon(1e-15));
+    } else {
+      CHECK(j.at("eps_prior").get<double>() == 0);
+      CHECK(j.at("eps_mechanism").get<double>() == 2);
+    }
+    CHECK(j.at("delta").get<double>() == (c.method.find("gaussian") != std::string::npos ? 1e-6 : 0));
+  }
+}
+
+TEST_CASE("cli privatize --method <baseline>: flag errors name the option", "[cli][privatize]") {
+  REQUIRE_CLI();
+  require_bad_input(run("privatize --eps 1 --method laplace --hi 5", "1\n"), "'--lo' is missing");
+  require_bad_input(run("privatize --eps 1 --method discrete-laplace --lo 0 --hi 5", "1\n"),
+                    "'--resolution' is missing");
+  require_bad_input(run("privatize --eps 1 --method gaussian --lo 0 --hi 5", "1\n"), "'--delta' is missing");
+  require_bad_input(run("privatize --eps 1 --method gaussian --lo 0 --hi 5 --delta 1", "1\n"),
+                    "'--delta' must be in (0, 1), got '1'");
+  require_bad_input(run("privatize --eps 1 --method laplace --lo 0 --hi 5 --delta 0.1", "1\n"), "'--delta' applies to");
+  require_bad_input(run("privatize --eps 1 --method laplace --lo 0 --hi 5 --resolution 1", "1\n"),
+                    "'--resolution' is not used by '--method laplace'");
+  require_bad_input(run("privatize --eps 1 --method laplace --lo 0 --hi 5 --eps-prior 0.5", "1\n"),
+                    "'--eps-prior' cannot be used with '--method laplace'");
+  require_bad_input(run("privatize --eps 1 --method bins --lo 0 --hi 5 --resolution 1 --clip", "1\n"),
+                    "'--clip' applies to the additive baselines only");
+  require_bad_input(run("privatize --eps 1 --method staircase --lo 5 --hi 5", "1\n"), "'--hi' must be greater");
+}
+
+// ---------------------------------------------------------------------------------------------
+// --mechanism FILE
+
+namespace {
+
+// The outputs and the row of input `row` of a finite mechanism file.
+struct FileRow {
+  std::vector<double> outputs, probs;
+};
+FileRow file_row(const std::string& json_text, std::size_t row) {
+  const auto j = nlohmann::json::parse(json_text);
+  return {j.at("outputs").get<std::vector<double>>(), j.at("probabilities").at(row).get<std::vector<double>>()};
+}
+
+// Counts of each of `outputs` among the noisy labels (a label not among them fails).
+std::vector<long long> output_counts(const std::vector<std::string>& noisy, const std::vector<double>& outputs) {
+  std::vector<long long> counts(outputs.size(), 0);
+  for (const auto& l : noisy) {
+    const double v = std::stod(l);
+    const auto it = std::find(outputs.begin(), outputs.end(), v);
+    REQUIRE(it != outputs.end());
+    ++counts[std::size_t(it - outputs.begin())];
+  }
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("cli privatize --mechanism reproduces a bins file's probabilities (chi-square); an eps-doubled row fails",
+          "[cli][privatize][statistical]") {
+  REQUIRE_CLI();
+  write("mprior.csv", "value,prob\n0,0.3\n1,0.2\n2,0.2\n3,0.1\n5,0.2\n");
+  const auto file = run("bins --prior mprior.csv --eps 1 --json");
+  REQUIRE(file.status == 0);
+  write("bins.json", file.out);
+  // 40,000 rows of the constant label 2 (input row 2), with another column kept.
+  const int n = 40000;
+  std::string input = "id,y\n";
+  for (int i = 0; i < n; ++i) input += std::to_string(i) + ",2\n";
+  write("const2.csv", input);
+  const auto r = run("privatize --mechanism bins.json --input const2.csv --column y --labels-only --seed 77 --summary");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto j = summary_of(r);
+  CHECK(j.at("method") == "mechanism-file");
+  CHECK(j.at("mechanism") == "rr-on-bins");
+  CHECK(j.at("eps_mechanism").get<double>() == 1);
+  CHECK(j.at("eps_prior").get<double>() == 0);
+  const auto expected = file_row(file.out, 2);
+  const auto counts = output_counts(lines(r.out), expected.outputs);
+  const auto fit = labeldp::test::chi_square(counts, expected.probs);
+  INFO("p " << fit.p_value);
+  CHECK(fit.p_value > 1e-9);
+  // The same counts against the eps-doubled mutant of the file's row (RR-on-Bins with the same
+  // bins at eps 2: e^2 / (e^2 + d - 1) on the label's own bin, 1 / (e^2 + d - 1) elsewhere) are
+  // rejected by the same test.
+  const std::size_t d = expected.outputs.size();
+  REQUIRE(d >= 2);
+  const std::size_t own =
+      std::size_t(std::max_element(expected.probs.begin(), expected.probs.end()) - expected.probs.begin());
+  CHECK(expected.probs[own] == Approx(std::exp(1.0) / (std::exp(1.0) + double(d) - 1)).epsilon(1e-12));
+  std::vector<double> mutant(d, 1 / (std::exp(2.0) + double(d) - 1));
+  mutant[own] = std::exp(2.0) / (std::exp(2.0) + double(d) - 1);
+  const auto bad = labeldp::test::chi_square(counts, mutant);
+  INFO("mutant p " << bad.p_value);
+  CHECK(bad.p_value < 1e-9);
+  // Labels off the inputs are mapped as the file states (clipped and rounded to the nearest input).
+  const auto clipped = run("privatize --mechanism bins.json --seed 1", "-100\n1e9\n2.2\n");
+  REQUIRE(clipped.status == 0);
+  for (const auto& l : lines(clipped.out))
+    CHECK(std::find(expected.outputs.begin(), expected.outputs.end(), std::stod(l)) != expected.outputs.end());
+}
+
+TEST_CASE("cli privatize --mechanism applies a baseline file and keeps the CSV", "[cli][privatize]") {
+  REQUIRE_CLI();
+  const auto file = run("baseline --kind discrete-laplace --eps 1 --lo 0 --hi 1000 --resolution 50 --json");
+  REQUIRE(file.status == 0);
+  write("dlap.json", file.out);
+  write("few.csv", "id,wage,city\n1,100,\"a,b\"\n2,SKIP,c\n3,900,d\n");
+  const auto r = run("privatize --mechanism dlap.json --input few.csv --column wage --drop-missing --seed 2");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto rows = csv_records(r.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0] == std::vector<std::string>{"id", "wage", "city"});
+  CHECK(rows[1][2] == "a,b");
+  CHECK(std::fmod(std::stod(rows[1][1]), 50) == 0);
+  CHECK(rows[2][0] == "3");
+  CHECK_THAT(r.err, Contains("dropped 1 row "));
+}
+
+TEST_CASE("cli privatize --mechanism: conflicts and bad files are errors naming them", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("p1.csv", "value,prob\n0,0.5\n1,0.5\n");
+  const auto file = run("bins --prior p1.csv --eps 1 --json");
+  REQUIRE(file.status == 0);
+  write("m.json", file.out);
+  require_bad_input(run("privatize --mechanism m.json --eps 1", "0\n"),
+                    "'--mechanism' cannot be combined with '--eps'");
+  require_bad_input(run("privatize --mechanism m.json --method bins", "0\n"),
+                    "'--mechanism' cannot be combined with '--method'");
+  require_bad_input(run("privatize --mechanism m.json --prior p1.csv", "0\n"),
+                    "'--mechanism' cannot be combined with '--prior'");
+  require_bad_input(run("privatize --mechanism m.json --lo 0", "0\n"), "'--mechanism' cannot be combined with '--lo'");
+  require_bad_input(run("privatize --mechanism missing.json", "0\n"), "missing.json");
+  std::string tampered = file.out;
+  const auto at = tampered.find("\"eps\":1");
+  REQUIRE(at != std::string::npos);
+  tampered.replace(at, 7, "\"eps\":0.5");  // the probabilities are not 0.5-DP
+  write("tampered.json", tampered);
+  const auto t = run("privatize --mechanism tampered.json", "0\n");
+  require_bad_input(t, "tampered.json");
+  require_bad_input(run("privatize --mechanism m.json --seed x", "0\n"), "'--seed' must be an integer");
+  require_bad_input(run("privatize --mechanism m.json", ""), "<stdin>: no labels to privatize");
+}
+
+TEST_CASE("cli privatize: single-pass modes leave stdout empty and no file on a bad late row", "[cli][privatize]") {
+  REQUIRE_CLI();
+  write("p2.csv", "value,prob\n0,0.5\n7,0.5\n");
+  const auto file = run("bins --prior p2.csv --eps 1 --json");
+  REQUIRE(file.status == 0);
+  write("late.json", file.out);
+  std::string input = "id,wage\n";
+  for (int i = 0; i < 100000; ++i) input += std::to_string(i) + ",7\n";
+  input += "x,SECRET\n";
+  write("late2.csv", input);
+  const auto out_path = (scratch() / "late2_out.csv").string();
+  for (const std::string how : {"--mechanism late.json", "--eps 1 --method laplace --lo 0 --hi 10",
+                                "--eps 1 --method rr --lo 0 --hi 10 --resolution 1"}) {
+    INFO(how);
+    const auto a = run("privatize " + how + " --column wage", input);
+    require_bad_input(a, "<stdin>:100002: label in column 'wage' is not a number");
+    CHECK_THAT(a.err, !Contains("SECRET"));
+    require_bad_input(run("privatize " + how + " --input late2.csv --column wage --output '" + out_path + "'"),
+                      "late2.csv:100002:");
+    int leftovers = 0;
+    for (const auto& e : fs::directory_iterator(scratch()))
+      if (e.path().filename().string().find("late2_out") != std::string::npos) ++leftovers;
+    CHECK(leftovers == 0);
+  }
+}
