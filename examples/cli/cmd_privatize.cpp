@@ -33,6 +33,7 @@
 // The labels are private: no error message quotes one (only the file, line and column name).
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -301,6 +302,14 @@ std::unique_ptr<labeldp::ChaCha20> make_generator(bool seeded, std::uint64_t see
   return std::make_unique<labeldp::SecureRandom>();
 }
 
+// A noisy label's text: 17 significant digits, as json_number() ("%.17g") but without printf.
+std::string format_label(double v) {
+  if (!std::isfinite(v)) throw InputError("internal error: a mechanism returned a non-finite noisy label");
+  char buf[40];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17);
+  return std::string(buf, std::size_t(end - buf));
+}
+
 // The text of noisy labels, formatted once per output for a finite mechanism.
 class OutputText {
  public:
@@ -315,7 +324,7 @@ class OutputText {
     const auto it =
         std::lower_bound(m_table.begin(), m_table.end(), v, [](const auto& e, double x) { return e.first < x; });
     if (it != m_table.end() && it->first == v) return it->second;
-    m_scratch = labeldp::json_number(v);
+    m_scratch = format_label(v);
     return m_scratch;
   }
 
@@ -542,9 +551,11 @@ void run_two_stage(const Options& o, const Loss& loss) {
   const bool whole_row = first.csv() && !o.labels_only;
   const bool keep_labels = method == "rpwithprior";
   std::vector<std::int64_t> counts(std::size_t(k), 0);
-  std::vector<double> buffered;         // stdin, or rpwithprior: the kept labels in order
-  std::vector<std::string> stdin_rows;  // stdin with CSV output: each row's text without its label
-  std::vector<std::uint32_t> stdin_split;
+  std::vector<double> buffered;  // stdin, or rpwithprior: the kept labels in order
+  // stdin with CSV output: the rows' texts without their labels, one after the other, and for
+  // each row the offsets of its label and of its end in that text.
+  std::string stdin_text;
+  std::vector<std::uint64_t> stdin_cut;
   std::int64_t n = 0, dropped = 0;
   Row row;
   while (first.next(row)) {
@@ -557,10 +568,10 @@ void run_two_stage(const Options& o, const Loss& loss) {
     ++n;
     if (first.from_stdin() || keep_labels) buffered.push_back(*row.label);
     if (first.from_stdin() && whole_row) {
-      stdin_split.push_back(std::uint32_t(row.before.size()));
-      std::string text(row.before);
-      text.append(row.after);
-      stdin_rows.push_back(std::move(text));
+      stdin_text.append(row.before);
+      stdin_cut.push_back(stdin_text.size());
+      stdin_text.append(row.after);
+      stdin_cut.push_back(stdin_text.size());
     }
   }
   if (n == 0)
@@ -656,8 +667,8 @@ void run_two_stage(const Options& o, const Loss& loss) {
   auto noisy_text = [&](double y) -> std::string {
     if (rr) return rr_text[std::size_t(rr->sample_index(disc->index(y), *gen))];
     if (rrp) return std::string((*rrp_text)(rrp->sample((*disc)(y), *gen)));
-    if (unbiased) return labeldp::json_number(unbiased->sample(std::clamp(y, support_lo, support_hi), *gen));
-    return labeldp::json_number(rp_noisy[rp_next++]);
+    if (unbiased) return format_label(unbiased->sample(std::clamp(y, support_lo, support_hi), *gen));
+    return format_label(rp_noisy[rp_next++]);
   };
 
   // Pass 2: randomize and write.
@@ -668,12 +679,15 @@ void run_two_stage(const Options& o, const Loss& loss) {
     sink.put("\n");
   }
   if (from_stdin) {
+    const std::string_view all = stdin_text;
+    std::uint64_t start = 0;
     for (std::size_t i = 0; i < buffered.size() || i < rp_noisy.size(); ++i) {
       const double y = i < buffered.size() ? buffered[i] : 0;
       const std::string noisy = noisy_text(y);
       if (whole_row) {
-        const std::string_view text = stdin_rows[i];
-        out.write(text.substr(0, stdin_split[i]), noisy, text.substr(stdin_split[i]));
+        const std::uint64_t cut = stdin_cut[2 * i], end = stdin_cut[2 * i + 1];
+        out.write(all.substr(start, cut - start), noisy, all.substr(cut, end - cut));
+        start = end;
       } else {
         out.write({}, noisy, {});
       }
@@ -694,6 +708,8 @@ void run_two_stage(const Options& o, const Loss& loss) {
 }
 
 void run(const Options& o) {
+  // Nothing has been read or written yet: let standard input be read without C stdio's locking.
+  std::ios_base::sync_with_stdio(false);
   if (!o.mechanism.empty()) return run_mechanism_file(o);
   labeldp::cli::with_loss(o.loss, [&](const auto& loss) { run_two_stage(o, loss); });
 }
@@ -749,7 +765,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
           "without looking at the data; 'unbiased' rounds by unbiased randomized rounding instead, so its noisy "
           "label's mean is the clipped label). Without --prior the prior is estimated privately (Algorithm 3 of "
           "Ghazi et al. 2023), which needs all labels counted first: a file is read twice; standard input is "
-          "buffered (8 bytes per label, plus each row's text for CSV output). rpwithprior keeps the labels in "
+          "buffered (8 bytes per label, plus each row's text and 16 bytes for CSV output). rpwithprior keeps the "
+          "labels in "
           "memory (16 bytes each). --mechanism and the baselines but rr-with-prior need no prior: one pass in "
           "constant memory (to standard output the result is spooled to an anonymous temporary file, as large as "
           "the output, and copied when the last row is done, so bad input leaves stdout empty). Output: the input "
