@@ -23,6 +23,7 @@
 #include "labeldp/io/csv.hpp"
 #include "labeldp/io/json.hpp"
 #include "labeldp/mechanisms/additive_noise.hpp"
+#include "labeldp/mechanisms/any_mechanism.hpp"
 #include "labeldp/mechanisms/gaussian.hpp"
 #include "labeldp/mechanisms/randomized_response.hpp"
 #include "labeldp/mechanisms/staircase.hpp"
@@ -104,17 +105,6 @@ void check_prior_in_range(const BaselineArgs& a, const labeldp::FinitePrior<doub
                      " is outside [--lo, --hi] = [" + format_number(a.lo) + ", " + format_number(a.hi) + "]");
 }
 
-// The mechanism file, with "expected_loss" appended when a prior is given.
-template <typename M>
-std::string additive_json(const M& m, const std::optional<labeldp::FinitePrior<double>>& prior) {
-  std::string s = m.to_json();
-  if (prior) {
-    s.pop_back();  // the closing brace
-    s += ",\"expected_loss\":" + labeldp::json_number(m.expected_loss(*prior)) + "}";
-  }
-  return s;
-}
-
 // rr and rr-with-prior as finite mechanisms: probabilities capped so that every printed ratio is
 // at most e^eps in exact arithmetic (the contract's "Exactness"), then re-validated.
 std::string finite_json(const BaselineArgs& a, const labeldp::FinitePrior<double>& prior) {
@@ -137,19 +127,22 @@ std::string build(const BaselineArgs& a) {
     check_prior_in_range(a, *prior);
     return finite_json(a, *prior);
   }
-  const double R = a.resolution.value_or((a.hi - a.lo) / 1024);
-  if (a.kind == "laplace") return additive_json(labeldp::LaplaceMechanism<>(a.lo, a.hi, a.eps, a.clip), prior);
-  if (a.kind == "discrete-laplace")
-    return additive_json(labeldp::DiscreteLaplaceMechanism<>(labeldp::LabelGrid<>(a.lo, a.hi, R), a.eps, a.clip),
-                         prior);
-  if (a.kind == "exponential")
-    return additive_json(labeldp::ExponentialMechanism<>(labeldp::LabelGrid<>(a.lo, a.hi, R), a.eps), prior);
-  if (a.kind == "gaussian")
-    return additive_json(labeldp::AnalyticGaussianMechanism(a.lo, a.hi, a.eps, *a.delta, a.clip), prior);
-  if (a.kind == "discrete-gaussian")
-    return additive_json(labeldp::DiscreteGaussianMechanism(a.lo, a.hi, a.eps, *a.delta, R, a.clip), prior);
-  if (a.kind == "staircase") return additive_json(labeldp::StaircaseMechanism(a.lo, a.hi, a.eps, a.clip), prior);
-  return additive_json(labeldp::DiscreteStaircaseMechanism(a.lo, a.hi, a.eps, R, a.clip), prior);
+  // The additive kinds: built by the library's one dispatch (make_baseline), as a loaded file is.
+  labeldp::BaselineSpec spec;
+  spec.kind = a.kind;
+  spec.eps = a.eps;
+  spec.delta = a.delta.value_or(0);
+  spec.lo = a.lo;
+  spec.hi = a.hi;
+  spec.resolution = a.resolution;
+  spec.clip = a.clip;
+  const labeldp::AnyMechanism m = labeldp::make_baseline(spec);
+  std::string s = m.to_json();
+  if (prior) {
+    s.pop_back();  // the closing brace
+    s += ",\"expected_loss\":" + labeldp::json_number(*m.expected_loss(*prior)) + "}";
+  }
+  return s;
 }
 
 // A short human-readable summary of the mechanism file (without --json).
