@@ -27,12 +27,17 @@
 #include "labeldp/prior/private_histogram.hpp"
 
 #include "labeldp/mechanisms/additive_noise.hpp"
+#include "labeldp/mechanisms/any_mechanism.hpp"
+#include "labeldp/mechanisms/gaussian.hpp"
 #include "labeldp/mechanisms/optimal_lp.hpp"
 #include "labeldp/mechanisms/randomized_response.hpp"
 #include "labeldp/mechanisms/rpwithprior.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
+#include "labeldp/mechanisms/staircase.hpp"
 #include "labeldp/mechanisms/two_stage.hpp"
 #include "labeldp/mechanisms/unbiased.hpp"
 
 #include "labeldp/io/csv.hpp"
 #include "labeldp/io/json.hpp"
+#include "labeldp/io/json_reader.hpp"
+#include "labeldp/io/mechanism_file.hpp"
