@@ -25,8 +25,9 @@
 //
 // Memory: the private prior needs every label counted before the first one is randomized, so
 // a file is read twice (counting pass, then randomizing pass) and memory stays constant besides
-// the support (rpwithprior keeps the labels: 16 bytes each). Standard input cannot be re-read:
-// its labels (8 bytes each) and, for CSV output, each row's other fields are buffered. Every
+// the support (rpwithprior keeps the labels: 16 bytes each). Standard input, a pipe or a FIFO
+// cannot be re-read: its labels (8 bytes each) and, for CSV output, each row's other fields
+// (plus 16 bytes) are buffered. Every
 // label is validated in the first pass, so on bad input nothing reaches stdout and no output
 // file is created (--output is written atomically).
 //
@@ -99,6 +100,8 @@ class LabelSource {
  public:
   LabelSource(const Options& o) : m_column(o.column) {
     m_stdin = o.input.empty() || o.input == "-";
+    std::error_code ec;
+    m_once = m_stdin || !std::filesystem::is_regular_file(o.input, ec);
     if (m_stdin)
       m_reader = std::make_unique<labeldp::io::CsvReader>(std::cin, "<stdin>");
     else
@@ -110,7 +113,8 @@ class LabelSource {
   }
 
   bool csv() const { return !m_column.empty(); }
-  bool from_stdin() const { return m_stdin; }
+  // True when the input cannot be read twice (standard input, a pipe or FIFO).
+  bool read_once() const { return m_once; }
   const std::string& name() const { return m_reader->name(); }
   // The header row's text (CSV input).
   const std::string& header_text() const { return m_header_text; }
@@ -158,7 +162,7 @@ class LabelSource {
   std::string where(std::size_t line) const { return name() + ":" + std::to_string(line) + ": "; }
 
   std::string m_column;
-  bool m_stdin = false;
+  bool m_stdin = false, m_once = false;
   std::unique_ptr<labeldp::io::CsvReader> m_reader;
   std::vector<std::string> m_header, m_fields;
   std::string m_header_text;
@@ -566,8 +570,8 @@ void run_two_stage(const Options& o, const Loss& loss) {
     }
     ++counts[std::size_t(disc->index(*row.label))];
     ++n;
-    if (first.from_stdin() || keep_labels) buffered.push_back(*row.label);
-    if (first.from_stdin() && whole_row) {
+    if (first.read_once() || keep_labels) buffered.push_back(*row.label);
+    if (first.read_once() && whole_row) {
       stdin_text.append(row.before);
       stdin_cut.push_back(stdin_text.size());
       stdin_text.append(row.after);
@@ -578,7 +582,7 @@ void run_two_stage(const Options& o, const Loss& loss) {
     throw InputError(first.name() + ": no labels to privatize" + (dropped ? " (every label was dropped)" : ""));
   const std::string header = first.header_text();
   const std::string source_name = first.name();
-  const bool from_stdin = first.from_stdin();
+  const bool read_once = first.read_once();
 
   const auto gen = make_generator(seeded, seed);
 
@@ -678,7 +682,7 @@ void run_two_stage(const Options& o, const Loss& loss) {
     sink.put(header);
     sink.put("\n");
   }
-  if (from_stdin) {
+  if (read_once) {
     const std::string_view all = stdin_text;
     std::uint64_t start = 0;
     for (std::size_t i = 0; i < buffered.size() || i < rp_noisy.size(); ++i) {
@@ -764,7 +768,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
           "Labels are clipped to the support's range and rounded to a support point (a public map: choose it "
           "without looking at the data; 'unbiased' rounds by unbiased randomized rounding instead, so its noisy "
           "label's mean is the clipped label). Without --prior the prior is estimated privately (Algorithm 3 of "
-          "Ghazi et al. 2023), which needs all labels counted first: a file is read twice; standard input is "
+          "Ghazi et al. 2023), which needs all labels counted first: a file is read twice; standard input, a pipe or "
+          "FIFO is "
           "buffered (8 bytes per label, plus each row's text and 16 bytes for CSV output). rpwithprior keeps the "
           "labels in "
           "memory (16 bytes each). --mechanism and the baselines but rr-with-prior need no prior: one pass in "

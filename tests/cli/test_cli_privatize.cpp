@@ -5,6 +5,7 @@
 // the unbiased method, labels never echoed in an error, every error path (exit status 2, nothing
 // on stdout, one stderr line) and an atomic --output. The program is run as a separate process,
 // looked up next to this test executable; when it was not built the tests warn and do nothing.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -636,4 +637,24 @@ TEST_CASE("cli privatize: single-pass modes leave stdout empty and no file on a 
       if (e.path().filename().string().find("late2_out") != std::string::npos) ++leftovers;
     CHECK(leftovers == 0);
   }
+}
+
+TEST_CASE("cli privatize: a FIFO as --input is read once (buffered like standard input)", "[cli][privatize]") {
+  REQUIRE_CLI();
+  std::string input = "id,wage\n";
+  for (int i = 0; i < 200; ++i) input += std::to_string(i) + "," + std::to_string(i * 5) + "\n";
+  const auto file = write("fifo_src.csv", input);
+  const auto fifo = (scratch() / "labels.fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto out = (scratch() / "fifo_out.csv").string();
+  const std::string flags = " --eps 1 --column wage --seed 6" + kGrid;
+  const std::string cmd = "cd '" + scratch().string() + "' && (cat '" + file + "' > '" + fifo + "' &) && '" +
+                          cli_path().string() + "' privatize --input '" + fifo + "'" + flags + " > '" + out +
+                          "' 2> fifo_err.txt";
+  const int raw = std::system(cmd.c_str());
+  INFO(slurp(scratch() / "fifo_err.txt"));
+  REQUIRE(WIFEXITED(raw));
+  REQUIRE(WEXITSTATUS(raw) == 0);
+  const auto from_file = run("privatize --input '" + file + "'" + flags);
+  CHECK(slurp(out) == from_file.out);
 }
