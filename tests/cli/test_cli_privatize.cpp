@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <labeldp/io/csv.hpp>
+#include <labeldp/io/json.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -657,4 +658,32 @@ TEST_CASE("cli privatize: a FIFO as --input is read once (buffered like standard
   REQUIRE(WEXITSTATUS(raw) == 0);
   const auto from_file = run("privatize --input '" + file + "'" + flags);
   CHECK(slurp(out) == from_file.out);
+}
+
+TEST_CASE(
+    "cli privatize --method unbiased with a public prior: zero-probability values are valid inputs and "
+    "stay unbiased (z = 6)",
+    "[cli][privatize][statistical]") {
+  REQUIRE_CLI();
+  write("zero_prior.csv", "value,prob\n0,0\n1,0.5\n2,0\n3,0.5\n4,0\n");
+  for (const double label : {0.0, 2.0, 4.0}) {
+    const int n = 20000;
+    std::string input;
+    for (int i = 0; i < n; ++i) input += labeldp::io::json_number(label) + "\n";
+    const auto r = run("privatize --eps 1 --prior zero_prior.csv --method unbiased --seed 99", input);
+    INFO("label " << label << ": " << r.err);
+    REQUIRE(r.status == 0);
+    const auto out = lines(r.out);
+    REQUIRE(out.size() == std::size_t(n));
+    double sum = 0, sum2 = 0;
+    for (const auto& l : out) {
+      const double v = std::stod(l);
+      sum += v;
+      sum2 += v * v;
+    }
+    const double mean = sum / n, var = sum2 / n - mean * mean;
+    const double z = (mean - label) / std::sqrt(var / n);
+    INFO("mean " << mean << " z " << z);
+    CHECK(std::abs(z) < 6);
+  }
 }
