@@ -719,7 +719,7 @@ void run(const Options& o) {
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
-    "privatize", "eps-label-DP noisy labels: the two-stage pipeline (bins, unbiased, rpwithprior), CSV in, CSV out",
+    "privatize", "eps-label-DP noisy labels: two-stage pipeline, baselines or a saved --mechanism; CSV in, CSV out",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
       app.add_option("--eps", o->eps, "total privacy budget E, a finite number > 0 (required unless --mechanism)");
@@ -751,7 +751,7 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       app.add_option("--output", o->output, "write the output here (atomically) instead of standard output");
       app.add_option("--prior", o->prior,
                      "known PUBLIC prior (CSV value,prob or value,count): its values are the support and all of "
-                     "--eps goes to the mechanism (bins, unbiased)");
+                     "--eps goes to the mechanism (bins, unbiased, rr-with-prior)");
       app.add_option("--support", o->support, "public support: CSV with header 'value', one value per row");
       app.add_option("--lo", o->lo, "public grid: labels below are clipped to LO");
       app.add_option("--hi", o->hi, "public grid: labels above are clipped to HI");
