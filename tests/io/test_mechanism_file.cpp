@@ -41,8 +41,8 @@ std::vector<AnyMechanism> every_kind() {
   all.push_back(
       AnyMechanism::from_finite("optimal-lp", 1.0, labeldp::optimal_mechanism_lp(prior, 1.0, outputs).mechanism));
   all.push_back(AnyMechanism::from_finite("unbiased", 2.0, labeldp::optimal_unbiased_grid(prior, 2.0, 20).mechanism));
-  all.push_back(AnyMechanism("rpwithprior", labeldp::RPWithPriorMechanism(labeldp::RPWithPrior<double>(
-                                                1.0, 5.0, 0.5, 1.0, 1.0 / 64, labeldp::OutsideRule::Clamp, 12))));
+  all.push_back(AnyMechanism(
+      "rpwithprior", labeldp::RPWithPrior<double>(1.0, 5.0, 0.5, 1.0, 1.0 / 64, labeldp::OutsideRule::Clamp, 12)));
   for (const std::string& kind : labeldp::baseline_kinds()) {
     labeldp::BaselineSpec s;
     s.kind = kind;

@@ -3,19 +3,17 @@
 // paper's Algorithm 1 (fixed) as reference; exact audits (core audit_epsilon on the complete
 // output matrix over every lattice input); an independent CDF / cell-probability computation;
 // chi-square and Kolmogorov-Smirnov at fixed seeds; Monte Carlo and quadrature for the MSE.
-#include <catch2/catch.hpp>
-
 #include <glpk.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
-#include <limits>
-#include <random>
-#include <vector>
-
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/rpwithprior.hpp>
+#include <limits>
+#include <random>
+#include <vector>
 
 using labeldp::HistogramPrior;
 using labeldp::Index;
@@ -87,7 +85,7 @@ TEST_CASE("RPWithPrior interval: hand-computed example", "[rpwithprior]") {
   const double expected = 0.4 / (0.5 + std::exp(-1.0));
   const auto fast = labeldp::optimal_interval(prior, 1.0, 0.25);
   const auto ref = labeldp::optimal_interval_reference(prior, 1.0, 0.25);
-  CHECK(fast.status == labeldp::IntervalStatus::Optimal);
+  CHECK(fast.status == labeldp::optim::SolveStatus::Optimal);
   CHECK(fast.a1 == 1.0);
   CHECK(fast.a2 == 2.0);
   CHECK(fast.first_node == 1);
@@ -105,14 +103,14 @@ TEST_CASE("RPWithPrior interval: fast == Algorithm 1 (fixed) == brute force on r
   for (int trial = 0; trial < 400; ++trial) {
     const Index m = std::uniform_int_distribution<Index>(1, 60)(rng);
     const auto prior = random_histogram(rng, m);
-    const double eps = 0.01 * std::pow(1200.0, unit(rng));                          // 0.01 .. 12
+    const double eps = 0.01 * std::pow(1200.0, unit(rng));  // 0.01 .. 12
     const double width = prior.upper() - prior.lower();
-    const double zeta = width * std::pow(10.0, -2 + 3 * unit(rng));                 // 0.01 w .. 10 w
+    const double zeta = width * std::pow(10.0, -2 + 3 * unit(rng));  // 0.01 w .. 10 w
     const Brute brute = brute_force_interval(prior, eps, zeta);
     const auto fast = labeldp::optimal_interval(prior, eps, zeta);
     const auto ref = labeldp::optimal_interval_reference(prior, eps, zeta);
     INFO("trial " << trial << " m " << m << " eps " << eps << " zeta " << zeta);
-    REQUIRE(fast.status == labeldp::IntervalStatus::Optimal);
+    REQUIRE(fast.status == labeldp::optim::SolveStatus::Optimal);
     CHECK(fast.iterations <= 20);
     REQUIRE(fast.objective == Approx(brute.objective).epsilon(1e-12));
     REQUIRE(ref.objective == Approx(brute.objective).epsilon(1e-12));
@@ -182,8 +180,10 @@ TEST_CASE("RPWithPrior: continuous density, CDF and exact audit", "[rpwithprior]
     INFO("trial " << trial << " A1 " << A1 << " A2 " << A2 << " zeta " << zeta << " eps " << eps);
     const double audited = mech.continuous_epsilon();
     CHECK(audited <= eps * (1 + 1e-12));
-    if (A2 > A1) CHECK(audited == Approx(eps).epsilon(1e-9));
-    else CHECK(audited == Approx(0).margin(1e-12));
+    if (A2 > A1)
+      CHECK(audited == Approx(eps).epsilon(1e-9));
+    else
+      CHECK(audited == Approx(0).margin(1e-12));
     for (double y : {A1 - 3.0, A1, A1 + 0.3 * (A2 - A1), A2, A2 + 1.0}) {
       // CDF against the paper's formulas, and the density integrates to the CDF.
       double integral = 0;
@@ -253,7 +253,8 @@ TEST_CASE("RPWithPrior sampled mechanism: audited eps <= eps for every mechanism
     const double width = prior.upper() - prior.lower();
     const double zeta = width * std::pow(10.0, -2 + 3 * unit(rng));
     const double g = width * std::pow(10.0, -4 + 3 * unit(rng));
-    const auto mech = RPWithPrior<>::optimal(prior, eps, zeta, g, trial % 2 ? OutsideRule::Clamp : OutsideRule::Uniform);
+    const auto mech =
+        RPWithPrior<>::optimal(prior, eps, zeta, g, trial % 2 ? OutsideRule::Clamp : OutsideRule::Uniform);
     INFO("trial " << trial << " eps " << eps << " zeta " << zeta << " g " << g);
     CHECK(mech.continuous_epsilon() <= eps * (1 + 1e-12));
     CHECK(mech.discretized_epsilon() <= eps);
@@ -470,17 +471,20 @@ TEST_CASE("RPWithPrior rejects zeta = 0", "[rpwithprior][validation]") {
 }
 TEST_CASE("RPWithPrior rejects zeta < 0", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, -0.5, 1, 0.01), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, -0.5, 1, 0.01), Catch::Contains("'zeta' must be finite and positive, got -0.5"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, -0.5, 1, 0.01),
+                      Catch::Contains("'zeta' must be finite and positive, got -0.5"));
 }
 TEST_CASE("RPWithPrior rejects zeta = NaN", "[rpwithprior][validation]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, nan, 1, 0.01), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, nan, 1, 0.01), Catch::Contains("'zeta' must be finite and positive, got nan"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, nan, 1, 0.01),
+                      Catch::Contains("'zeta' must be finite and positive, got nan"));
 }
 TEST_CASE("RPWithPrior rejects zeta = inf", "[rpwithprior][validation]") {
   const double inf = std::numeric_limits<double>::infinity();
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, inf, 1, 0.01), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, inf, 1, 0.01), Catch::Contains("'zeta' must be finite and positive, got inf"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, inf, 1, 0.01),
+                      Catch::Contains("'zeta' must be finite and positive, got inf"));
 }
 TEST_CASE("RPWithPrior rejects zeta below one lattice step", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 1e-12, 1, 0.01), std::invalid_argument);
@@ -492,17 +496,20 @@ TEST_CASE("RPWithPrior rejects eps = 0", "[rpwithprior][validation]") {
 }
 TEST_CASE("RPWithPrior rejects eps < 0", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 0.1, -1.0, 0.01), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, -1.0, 0.01), Catch::Contains("'eps' must be finite and positive, got -1"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, -1.0, 0.01),
+                      Catch::Contains("'eps' must be finite and positive, got -1"));
 }
 TEST_CASE("RPWithPrior rejects eps = inf", "[rpwithprior][validation]") {
   const double inf = std::numeric_limits<double>::infinity();
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 0.1, inf, 0.01), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, inf, 0.01), Catch::Contains("'eps' must be finite and positive, got inf"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, inf, 0.01),
+                      Catch::Contains("'eps' must be finite and positive, got inf"));
 }
 TEST_CASE("RPWithPrior rejects eps = NaN", "[rpwithprior][validation]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 0.1, nan, 0.01), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, nan, 0.01), Catch::Contains("'eps' must be finite and positive, got nan"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, nan, 0.01),
+                      Catch::Contains("'eps' must be finite and positive, got nan"));
 }
 TEST_CASE("RPWithPrior rejects a1 > a2", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(2, 1, 0.1, 1, 0.01), std::invalid_argument);
@@ -520,7 +527,8 @@ TEST_CASE("RPWithPrior rejects a2 = inf", "[rpwithprior][validation]") {
 }
 TEST_CASE("RPWithPrior rejects granularity = 0", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 0.1, 1, 0.0), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, 1, 0.0), Catch::Contains("'granularity' must be finite and positive, got 0"));
+  REQUIRE_THROWS_WITH(RPWithPrior<>(0, 1, 0.1, 1, 0.0),
+                      Catch::Contains("'granularity' must be finite and positive, got 0"));
 }
 TEST_CASE("RPWithPrior rejects granularity < 0", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 0.1, 1, -0.01), std::invalid_argument);
@@ -561,22 +569,26 @@ TEST_CASE("RPWithPrior accepts infinite labels (outside the interval)", "[rpwith
 TEST_CASE("optimal_interval rejects zeta = 0", "[rpwithprior][validation]") {
   const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 1.0, 0.0), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, 0.0), Catch::Contains("'zeta' must be finite and positive, got 0"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, 0.0),
+                      Catch::Contains("'zeta' must be finite and positive, got 0"));
 }
 TEST_CASE("optimal_interval rejects zeta < 0", "[rpwithprior][validation]") {
   const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 1.0, -2.0), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, -2.0), Catch::Contains("'zeta' must be finite and positive, got -2"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, -2.0),
+                      Catch::Contains("'zeta' must be finite and positive, got -2"));
 }
 TEST_CASE("optimal_interval rejects eps = 0", "[rpwithprior][validation]") {
   const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 0.0, 1.0), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 0.0, 1.0), Catch::Contains("'eps' must be finite and positive, got 0"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 0.0, 1.0),
+                      Catch::Contains("'eps' must be finite and positive, got 0"));
 }
 TEST_CASE("optimal_interval rejects max_iterations = 0", "[rpwithprior][validation]") {
   const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 1.0, 1.0, 0), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, 1.0, 0), Catch::Contains("'max_iterations' must be >= 1, got 0"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, 1.0, 0),
+                      Catch::Contains("'max_iterations' must be >= 1, got 0"));
 }
 TEST_CASE("optimal_interval_reference rejects zeta = 0", "[rpwithprior][validation]") {
   const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
@@ -676,9 +688,15 @@ double lemma33_lp_optimum(int J, int Zc, double h, double eps, const std::vector
     glp_add_rows(lp, 1);
     ++row;
     glp_set_row_bnds(lp, row, GLP_FX, 1.0, 1.0);
-    ia.push_back(row); ja.push_back(1); ar.push_back(2 * Zc * h);
+    ia.push_back(row);
+    ja.push_back(1);
+    ar.push_back(2 * Zc * h);
     for (int k = 0; k < K; ++k)
-      if (!near(j, k)) { ia.push_back(row); ja.push_back(col[std::size_t(j)][std::size_t(k)]); ar.push_back(h); }
+      if (!near(j, k)) {
+        ia.push_back(row);
+        ja.push_back(col[std::size_t(j)][std::size_t(k)]);
+        ar.push_back(h);
+      }
   }
   const double E = std::exp(eps);
   for (int k = 0; k < K; ++k)
@@ -689,8 +707,12 @@ double lemma33_lp_optimum(int J, int Zc, double h, double eps, const std::vector
         glp_add_rows(lp, 1);
         ++row;
         glp_set_row_bnds(lp, row, GLP_UP, 0.0, 0.0);  // d(j,k) - e^eps d(j2,k) <= 0
-        ia.push_back(row); ja.push_back(a); ar.push_back(1.0);
-        ia.push_back(row); ja.push_back(b); ar.push_back(-E);
+        ia.push_back(row);
+        ja.push_back(a);
+        ar.push_back(1.0);
+        ia.push_back(row);
+        ja.push_back(b);
+        ar.push_back(-E);
       }
   glp_load_matrix(lp, int(ia.size()) - 1, ia.data(), ja.data(), ar.data());
   glp_smcp parm;

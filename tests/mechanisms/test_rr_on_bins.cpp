@@ -3,11 +3,10 @@
 // against GLPK's optimum over ALL eps-DP mechanisms (Theorem 5); exact privacy audits of the
 // exact and of the realized sampler matrices; chi-square goodness of fit of the sampler; and
 // one test per rejected input.
-#include <catch2/catch.hpp>
-
 #include <glpk.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -94,7 +93,8 @@ BruteForce brute_force(const FinitePrior<double>& prior, double eps, const Loss&
     for (Index b = 0; b < d; ++b) {
       const Index lo = starts[std::size_t(b)], hi = b + 1 < d ? starts[std::size_t(b + 1)] : k;
       std::vector<double> w(static_cast<std::size_t>(k));
-      for (Index j = 0; j < k; ++j) w[std::size_t(j)] = prior.probability(j) * (j >= lo && j < hi ? std::exp(eps) : 1.0);
+      for (Index j = 0; j < k; ++j)
+        w[std::size_t(j)] = prior.probability(j) * (j >= lo && j < hi ? std::exp(eps) : 1.0);
       outs.push_back(loss.minimize(std::span<const double>(values), std::span<const double>(w)));
     }
     // Distinct sorted outputs; probabilities of equal outputs add up.
@@ -109,7 +109,8 @@ BruteForce brute_force(const FinitePrior<double>& prior, double eps, const Loss&
       while (bin + 1 < d && starts[std::size_t(bin + 1)] <= i) ++bin;
       phi[std::size_t(i)] = outs[std::size_t(bin)];
       for (Index b = 0; b < d; ++b) {
-        const Index col = Index(std::lower_bound(distinct.begin(), distinct.end(), outs[std::size_t(b)]) - distinct.begin());
+        const Index col =
+            Index(std::lower_bound(distinct.begin(), distinct.end(), outs[std::size_t(b)]) - distinct.begin());
         P(i, col) += b == bin ? own : other;
       }
     }
@@ -177,9 +178,9 @@ void check_against_oracles(const Loss& loss, bool nonnegative, std::uint64_t see
     const auto brute = brute_force(prior, rc.eps, loss);
     const double production = sol.mechanism.expected_loss(prior, loss);
     const double via_matrix = sol.mechanism.mechanism().expected_loss(prior, loss);
-    INFO("production " << production << ", solver value " << sol.expected_loss << ", reference "
-                       << ref.expected_loss << ", brute force " << brute.best);
-    REQUIRE(sol.status == labeldp::RROnBinsStatus::Optimal);
+    INFO("production " << production << ", solver value " << sol.expected_loss << ", reference " << ref.expected_loss
+                       << ", brute force " << brute.best);
+    REQUIRE(sol.status == labeldp::optim::SolveStatus::Optimal);
     CHECK(close(production, brute.best));
     CHECK(close(via_matrix, brute.best));
     CHECK(close(sol.expected_loss, brute.best));
@@ -289,7 +290,7 @@ TEST_CASE("RR-on-Bins: production == Algorithm 2 as printed above the warm-start
     const auto po = labeldp::solve_rr_on_bins(prior, eps, PoissonLogLoss<>{});
     CHECK(close(po.mechanism.expected_loss(prior, PoissonLogLoss<>{}),
                 labeldp::detail::rr_on_bins_reference(prior, eps, PoissonLogLoss<>{}).expected_loss));
-    CHECK(sq.status == labeldp::RROnBinsStatus::Optimal);
+    CHECK(sq.status == labeldp::optim::SolveStatus::Optimal);
     CHECK(sq.iterations <= 3);
   }
 }
@@ -393,7 +394,7 @@ TEST_CASE("RR-on-Bins: absolute loss == Algorithm 2 as printed with zero-probabi
       INFO("k = " << k << ", eps = " << eps);
       const auto sol = labeldp::solve_rr_on_bins(prior, eps, AbsoluteLoss<>{});
       const auto ref = labeldp::detail::rr_on_bins_reference(prior, eps, AbsoluteLoss<>{});
-      REQUIRE(sol.status == labeldp::RROnBinsStatus::Optimal);
+      REQUIRE(sol.status == labeldp::optim::SolveStatus::Optimal);
       CHECK(close(sol.mechanism.expected_loss(prior, AbsoluteLoss<>{}), ref.expected_loss));
       CHECK(close(sol.expected_loss, ref.expected_loss));
       CHECK(labeldp::audit_epsilon(sol.mechanism.mechanism()) <= eps * (1 + 1e-12));
@@ -458,8 +459,8 @@ TEST_CASE("RR-on-Bins: optimal among ALL eps-DP mechanisms (Theorem 5) — GLPK'
       }
       const double lp = glpk_optimal_loss(prior, outs, rc.eps, loss);
       const double mine = rr.expected_loss(prior, loss);
-      INFO("case " << c << ", loss " << loss.name() << ", k = " << prior.size() << ", eps = " << rc.eps << ": LP "
-                   << lp << ", RR-on-Bins " << mine);
+      INFO("case " << c << ", loss " << loss.name() << ", k = " << prior.size() << ", eps = " << rc.eps << ": LP " << lp
+                   << ", RR-on-Bins " << mine);
       const double tol = 1e-7 * std::max(1.0, std::abs(mine));
       CHECK(lp <= mine + tol);  // RR-on-Bins is feasible for the LP
       CHECK(lp >= mine - tol);  // and nothing on this output set beats it
@@ -498,8 +499,8 @@ TEST_CASE("RR-on-Bins: edge cases (k = 1, zero-probability values, point masses)
     CHECK(sol.mechanism.expected_loss(prior, PoissonLogLoss<>{}) == 0);
   }
   SECTION("zero-probability values at both ends and inside, every loss, against the brute force") {
-    const auto prior =
-        FinitePrior<double>::from_probabilities({0.0, 1.0, 2.0, 4.0, 7.0, 8.0, 9.0}, {0.0, 0.3, 0.0, 0.2, 0.4, 0.1, 0.0});
+    const auto prior = FinitePrior<double>::from_probabilities({0.0, 1.0, 2.0, 4.0, 7.0, 8.0, 9.0},
+                                                               {0.0, 0.3, 0.0, 0.2, 0.4, 0.1, 0.0});
     for (const double eps : {0.05, 0.7, 3.0, 15.0}) {
       INFO("eps = " << eps);
       CHECK(close(labeldp::optimal_rr_on_bins(prior, eps).expected_loss(prior),
@@ -547,15 +548,15 @@ TEST_CASE("RR-on-Bins: Algorithm 1's matrix and the sampler's realized matrix au
 namespace {
 
 // Chi-square of `n` samples of input index i against the exact row of Algorithm 1.
-double sampler_p_value(const RROnBins<double>& rr, Index i, long long n, std::uint64_t seed, const labeldp::Matrix<double>& rows,
-                       Index row_of_truth) {
+double sampler_p_value(const RROnBins<double>& rr, Index i, long long n, std::uint64_t seed,
+                       const labeldp::Matrix<double>& rows, Index row_of_truth) {
   labeldp::SeededRandom gen(seed);
   std::vector<long long> counts(std::size_t(rr.num_outputs()), 0);
   const double y = rr.inputs()[i];
   for (long long t = 0; t < n; ++t) {
     const double o = rr.sample(y, gen);
-    const Index j = Index(std::lower_bound(rr.outputs().data(), rr.outputs().data() + rr.num_outputs(), o) -
-                          rr.outputs().data());
+    const Index j =
+        Index(std::lower_bound(rr.outputs().data(), rr.outputs().data() + rr.num_outputs(), o) - rr.outputs().data());
     ++counts[std::size_t(j)];
   }
   std::vector<double> probs(std::size_t(rr.num_outputs()));
@@ -566,7 +567,8 @@ double sampler_p_value(const RROnBins<double>& rr, Index i, long long n, std::ui
 }  // namespace
 
 TEST_CASE("RR-on-Bins: sample() matches Algorithm 1's rows (chi-square, fixed seeds)", "[rr_on_bins]") {
-  const auto prior = FinitePrior<double>::from_probabilities({0, 1, 2, 3, 5, 8, 13}, {0.3, 0.2, 0.15, 0.15, 0.1, 0.06, 0.04});
+  const auto prior =
+      FinitePrior<double>::from_probabilities({0, 1, 2, 3, 5, 8, 13}, {0.3, 0.2, 0.15, 0.15, 0.1, 0.06, 0.04});
   const auto rr = labeldp::optimal_rr_on_bins(prior, 2.0);
   REQUIRE(rr.num_outputs() >= 3);
   const auto P = rr.mechanism().probabilities();
@@ -586,7 +588,8 @@ TEST_CASE("RR-on-Bins: sample() matches Algorithm 1's rows (chi-square, fixed se
 
 TEST_CASE("RR-on-Bins: sample() matches Algorithm 1's rows, 2e6 draws per input and several eps",
           "[.][statistical][rr_on_bins]") {
-  const auto prior = FinitePrior<double>::from_probabilities({0, 1, 2, 3, 5, 8, 13, 21}, {0.25, 0.2, 0.15, 0.12, 0.1, 0.08, 0.06, 0.04});
+  const auto prior = FinitePrior<double>::from_probabilities({0, 1, 2, 3, 5, 8, 13, 21},
+                                                             {0.25, 0.2, 0.15, 0.12, 0.1, 0.08, 0.06, 0.04});
   for (const double eps : {0.05, 0.5, 2.0, 6.0}) {
     const auto rr = labeldp::optimal_rr_on_bins(prior, eps, AbsoluteLoss<>{});
     const auto P = rr.mechanism().probabilities();
@@ -623,7 +626,8 @@ TEST_CASE("RR-on-Bins rejects a negative eps", "[rr_on_bins][validation]") {
 TEST_CASE("RR-on-Bins rejects eps = NaN", "[rr_on_bins][validation]") {
   const Vector<double> v = Vector<double>::LinSpaced(3, 0, 2);
   REQUIRE_THROWS_AS(RROnBins<double>(v, v, std::nan("")), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RROnBins<double>(v, v, std::nan("")), Catch::Contains("'eps' must be finite and positive, got nan"));
+  REQUIRE_THROWS_WITH(RROnBins<double>(v, v, std::nan("")),
+                      Catch::Contains("'eps' must be finite and positive, got nan"));
 }
 TEST_CASE("RR-on-Bins rejects eps = inf", "[rr_on_bins][validation]") {
   const Vector<double> v = Vector<double>::LinSpaced(3, 0, 2);
@@ -637,7 +641,8 @@ TEST_CASE("optimal_rr_on_bins rejects eps = 0, negative, NaN and inf", "[rr_on_b
     INFO("eps = " << eps);
     REQUIRE_THROWS_AS(labeldp::optimal_rr_on_bins(prior, eps), std::invalid_argument);
     REQUIRE_THROWS_WITH(labeldp::optimal_rr_on_bins(prior, eps), Catch::Contains("'eps' must be finite and positive"));
-    REQUIRE_THROWS_WITH(labeldp::detail::rr_on_bins_reference(prior, eps), Catch::Contains("'eps' must be finite and positive"));
+    REQUIRE_THROWS_WITH(labeldp::detail::rr_on_bins_reference(prior, eps),
+                        Catch::Contains("'eps' must be finite and positive"));
   }
 }
 TEST_CASE("RR-on-Bins rejects a decreasing phi", "[rr_on_bins][validation]") {
@@ -651,7 +656,8 @@ TEST_CASE("RR-on-Bins rejects phi and inputs of different sizes", "[rr_on_bins][
   const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
   const Vector<double> phi = (Vector<double>(2) << 0, 1).finished();
   REQUIRE_THROWS_AS(RROnBins<double>(in, phi, 1.0), std::invalid_argument);
-  REQUIRE_THROWS_WITH(RROnBins<double>(in, phi, 1.0), Catch::Contains("'phi' must have one entry per input (3), got 2"));
+  REQUIRE_THROWS_WITH(RROnBins<double>(in, phi, 1.0),
+                      Catch::Contains("'phi' must have one entry per input (3), got 2"));
 }
 TEST_CASE("RR-on-Bins rejects empty inputs", "[rr_on_bins][validation]") {
   const Vector<double> none(0);
@@ -688,7 +694,8 @@ TEST_CASE("RR-on-Bins: sample() rejects a NaN label", "[rr_on_bins][validation]"
   const RROnBins<double> rr(in, in, 1.0);
   labeldp::SeededRandom gen(1);
   REQUIRE_THROWS_AS(rr.sample(std::nan(""), gen), std::invalid_argument);
-  REQUIRE_THROWS_WITH(rr.sample(std::nan(""), gen), Catch::Contains("'y' must be one of the mechanism's input values, got nan"));
+  REQUIRE_THROWS_WITH(rr.sample(std::nan(""), gen),
+                      Catch::Contains("'y' must be one of the mechanism's input values, got nan"));
 }
 TEST_CASE("RR-on-Bins: sample_index() rejects an index out of range", "[rr_on_bins][validation]") {
   const Vector<double> in = (Vector<double>(3) << 0, 1, 2).finished();
@@ -709,5 +716,6 @@ TEST_CASE("RR-on-Bins: expected_loss rejects a prior on other values", "[rr_on_b
   const RROnBins<double> rr(in, in, 1.0);
   const auto other = FinitePrior<double>::from_probabilities({0.0, 2.0}, {0.5, 0.5});
   REQUIRE_THROWS_AS(rr.expected_loss(other), std::invalid_argument);
-  REQUIRE_THROWS_WITH(rr.expected_loss(other), Catch::Contains("'prior' must have exactly the mechanism's input values"));
+  REQUIRE_THROWS_WITH(rr.expected_loss(other),
+                      Catch::Contains("'prior' must have exactly the mechanism's input values"));
 }

@@ -134,9 +134,9 @@ inline AnyMechanism load_rpwithprior(const JsonValue& doc) {
   const double eps = doc.number("eps"), zeta = doc.number("zeta"), a1 = doc.number("A1"), a2 = doc.number("A2"),
                g = doc.number("granularity");
   const OutsideRule rule = outside == "clamp" ? OutsideRule::Clamp : OutsideRule::Uniform;
-  std::optional<RPWithPriorMechanism> m;
+  std::optional<RPWithPrior<double>> m;
   try {
-    m.emplace(RPWithPrior<double>(a1, a2, zeta, eps, g, rule, int(bits)));
+    m.emplace(a1, a2, zeta, eps, g, rule, int(bits));
   } catch (const std::invalid_argument& e) {
     doc.fail(e.what());
   }

@@ -101,35 +101,6 @@ class FiniteLabelMechanism {
   std::string m_extra;
 };
 
-/// RPWithPrior (a given interval, zeta and output grid) as a library mechanism.
-class RPWithPriorMechanism {
- public:
-  explicit RPWithPriorMechanism(RPWithPrior<double> m) : m_mech(std::move(m)) {}
-  double eps() const { return m_mech.epsilon(); }
-  double delta() const { return 0; }
-  const RPWithPrior<double>& mechanism() const { return m_mech; }
-  template <std::uniform_random_bit_generator G>
-  double sample(double y, G& gen) const {
-    return m_mech.sample(y, gen);
-  }
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    FiniteLabelMechanism::check_spans(in.size(), out.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = m_mech.sample(in[i], gen);
-  }
-  std::string to_json() const {
-    return "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rpwithprior\",\"eps\":" +
-           json_number(m_mech.epsilon()) + ",\"delta\":0,\"zeta\":" + json_number(m_mech.zeta()) +
-           ",\"A1\":" + json_number(m_mech.a1()) + ",\"A2\":" + json_number(m_mech.a2()) +
-           ",\"granularity\":" + json_number(m_mech.granularity()) +
-           ",\"outside\":" + json_string(m_mech.rule() == OutsideRule::Clamp ? "clamp" : "uniform") +
-           ",\"lattice_bits\":" + std::to_string(m_mech.lattice_bits()) + "}";
-  }
-
- private:
-  RPWithPrior<double> m_mech;
-};
-
 /// What a baseline is built from (the `labeldp baseline` options): the public label range
 /// [lo, hi] (sensitivity hi - lo), eps, delta (Gaussian kinds), the grid step (discrete kinds),
 /// whether outputs are clipped to [lo, hi], and the prior (rr, rr-with-prior: their inputs).
@@ -155,7 +126,7 @@ inline const std::vector<std::string>& baseline_kinds() {
 class AnyMechanism {
  public:
   using Variant =
-      std::variant<FiniteLabelMechanism, RPWithPriorMechanism, LaplaceMechanism<double>,
+      std::variant<FiniteLabelMechanism, RPWithPrior<double>, LaplaceMechanism<double>,
                    DiscreteLaplaceMechanism<double>, ExponentialMechanism<double>, DiscreteGaussianMechanism,
                    AnalyticGaussianMechanism, StaircaseMechanism, DiscreteStaircaseMechanism>;
 
@@ -219,7 +190,7 @@ class AnyMechanism {
 
 static_assert(Mechanism<AnyMechanism>);
 static_assert(Mechanism<FiniteLabelMechanism>);
-static_assert(Mechanism<RPWithPriorMechanism>);
+static_assert(Mechanism<RPWithPrior<double>>);
 
 namespace detail {
 inline double require_resolution(const BaselineSpec& s) {

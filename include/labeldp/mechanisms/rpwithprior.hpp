@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "labeldp/core/histogram_prior.hpp"
+#include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/random.hpp"
 #include "labeldp/core/sampling.hpp"
@@ -178,8 +180,9 @@ class RPWithPrior {
   Scalar a2() const { return m_a2; }
   /// \f$\zeta\f$.
   Scalar zeta() const { return m_zeta; }
-  /// \f$\varepsilon\f$.
-  double epsilon() const { return m_eps; }
+  /// \f$\varepsilon\f$ (pure eps-DP: delta() is 0).
+  double eps() const { return m_eps; }
+  double delta() const { return 0; }
   /// \f$\gamma = 2\zeta + e^{-\varepsilon}(A_2 - A_1)\f$.
   Scalar gamma() const { return m_gamma; }
   /// Output grid step g.
@@ -370,6 +373,27 @@ class RPWithPrior {
   template <std::uniform_random_bit_generator G>
   Scalar sample(Scalar y, G& gen) const {
     return output(sample_index(y, gen));
+  }
+
+  /// Batch form: `out[i] = sample(in[i], gen)`, the same draws in the same order.
+  /// \throws std::invalid_argument when the spans differ in length, or for a NaN label.
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
+    if (in.size() != out.size())
+      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries, 'in' has " +
+                                  std::to_string(in.size()));
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+  }
+
+  /// The mechanism file (the labeldp CLI contract): its defining parameters, from which
+  /// io::load_mechanism() rebuilds it.
+  std::string to_json() const {
+    return "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rpwithprior\",\"eps\":" +
+           json_number(m_eps) + ",\"delta\":0,\"zeta\":" + json_number(double(m_zeta)) +
+           ",\"A1\":" + json_number(double(m_a1)) + ",\"A2\":" + json_number(double(m_a2)) +
+           ",\"granularity\":" + json_number(double(m_g)) +
+           ",\"outside\":" + json_string(m_rule == OutsideRule::Clamp ? "clamp" : "uniform") +
+           ",\"lattice_bits\":" + std::to_string(m_bits) + "}";
   }
 
  private:

@@ -26,6 +26,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
 #include "labeldp/mechanisms/detail/rr_on_bins_dp.hpp"
+#include "labeldp/optim/simplex_types.hpp"
 
 namespace labeldp {
 
@@ -303,18 +304,15 @@ class RROnBins {
 };
 
 /// Status of the optimal-bins solver (a value, not an exception).
-enum class RROnBinsStatus {
-  Optimal,        ///< Dinkelbach's method stopped: no partition has a smaller expected loss
-  IterationLimit  ///< the iteration cap was reached; the mechanism is the best one found
-};
 
 /// Result of solve_rr_on_bins().
 template <typename Scalar = double>
 struct RROnBinsSolution {
   RROnBins<Scalar> mechanism;  ///< the optimal RR-on-Bins
-  Scalar expected_loss;   ///< the optimum \f$\min_\Phi A[k][d]/(d - 1 + e^\varepsilon)\f$ as computed by the solver
-  int iterations;         ///< segmentation DPs solved by Dinkelbach's method
-  RROnBinsStatus status;  ///< Optimal unless the iteration cap was hit
+  Scalar expected_loss;       ///< the optimum \f$\min_\Phi A[k][d]/(d - 1 + e^\varepsilon)\f$ as computed by the solver
+  int iterations;             ///< segmentation DPs solved by Dinkelbach's method
+  optim::SolveStatus status;  ///< Optimal (no partition has a smaller expected loss) or IterationLimit (the cap was
+                              ///< hit; the best found)
 };
 
 /// The optimal RR-on-Bins for `prior` (Ghazi et al. 2023, Algorithm 2, same optimum), with the
@@ -356,7 +354,7 @@ requires NoisyLabelLoss<Loss, Scalar> RROnBinsSolution<Scalar> solve_rr_on_bins(
     const auto out = detail::dinkelbach<Scalar>(model, scale);
     return RROnBinsSolution<Scalar>{
         RROnBins<Scalar>(prior.values(), detail::monotone_phi<Scalar>(model, out.ends), eps), out.ratio, out.iterations,
-        out.converged ? RROnBinsStatus::Optimal : RROnBinsStatus::IterationLimit};
+        out.converged ? optim::SolveStatus::Optimal : optim::SolveStatus::IterationLimit};
   };
   if constexpr (std::is_same_v<Loss, SquaredLoss<Scalar>>) {
     return finish(detail::SquaredBinCost<Scalar>(prior, scale));
@@ -368,7 +366,7 @@ requires NoisyLabelLoss<Loss, Scalar> RROnBinsSolution<Scalar> solve_rr_on_bins(
     for (Index i = 0; i < prior.size(); ++i) mean += prior.probability(i) * prior.value(i);
     if (!(mean > 0))
       return RROnBinsSolution<Scalar>{RROnBins<Scalar>(prior.values(), Vector<Scalar>::Zero(prior.size()), eps),
-                                      Scalar(0), 0, RROnBinsStatus::Optimal};
+                                      Scalar(0), 0, optim::SolveStatus::Optimal};
     return finish(detail::PoissonBinCost<Scalar>(prior, scale));
   } else {
     return finish(detail::GenericBinCost<Scalar, Loss>(prior, scale, loss));

@@ -11,14 +11,11 @@
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/optim/simplex_types.hpp"
 
 namespace labeldp {
 
 /// Outcome of an interval search (a value, not an exception).
-enum class IntervalStatus {
-  Optimal,        ///< F is maximal (within floating-point rounding).
-  IterationLimit  ///< Dinkelbach stopped at the iteration limit; the interval is the best found.
-};
 
 /// An interval \f$[A_1, A_2]\f$ with its objective \f$F(A_1, A_2)\f$ (Lemma 3.3).
 /// \tparam Scalar floating-point type.
@@ -30,7 +27,8 @@ struct OptimalInterval {
   Index last_node;   ///< j with \f$A_2 = n_j\f$, or -1 when \f$A_2\f$ is not a node.
   Scalar objective;  ///< \f$F(A_1, A_2) = \frac{2\zeta}{2\zeta + e^{-\varepsilon}(A_2 - A_1)} \int_{A_1}^{A_2} f_Y\f$.
   Index iterations;  ///< Dinkelbach iterations (0 for solvers that do not iterate).
-  IntervalStatus status;  ///< Optimal or IterationLimit.
+  optim::SolveStatus
+      status;  ///< Optimal (F maximal within rounding) or IterationLimit (Dinkelbach stopped; the best interval found).
 };
 
 /// \f$F(A_1, A_2) = \frac{2\zeta}{\gamma} \int_{A_1}^{A_2} f_Y(y)\,dy\f$ with
@@ -130,7 +128,7 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
     return r;
   };
 
-  OptimalInterval<Scalar> out{n0, n0, 0, 0, 0, 0, IntervalStatus::IterationLimit};
+  OptimalInterval<Scalar> out{n0, n0, 0, 0, 0, 0, optim::SolveStatus::IterationLimit};
   // Start from the best of a few central-quantile intervals (O(log m) each): any F of a pair is
   // a valid lower bound, and a good one saves Dinkelbach passes over the m cells.
   Index bi = 0, bj = m;
@@ -156,7 +154,7 @@ OptimalInterval<Scalar> optimal_interval(const HistogramPrior<Scalar>& prior, do
         bj = r.tie_j;
         lambda = ratio(bi, bj);
       }
-      out.status = IntervalStatus::Optimal;
+      out.status = optim::SolveStatus::Optimal;
       break;
     }
     lambda = value;

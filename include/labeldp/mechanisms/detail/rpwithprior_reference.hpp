@@ -58,8 +58,8 @@ OptimalInterval<Scalar> optimal_interval_reference(const HistogramPrior<Scalar>&
     return two_zeta * mass / (two_zeta + c * (a2 - a1));
   };
 
-  Scalar f = 0;                                          // line 1
-  OptimalInterval<Scalar> best{n[0], n[0], 0, 0, 0, 0, IntervalStatus::Optimal};
+  Scalar f = 0;  // line 1
+  OptimalInterval<Scalar> best{n[0], n[0], 0, 0, 0, 0, optim::SolveStatus::Optimal};
   auto consider = [&](Scalar value, Scalar a1, Index i1, Scalar a2, Index i2) {
     if (f < value) {
       f = value;
@@ -71,8 +71,8 @@ OptimalInterval<Scalar> optimal_interval_reference(const HistogramPrior<Scalar>&
     }
   };
 
-  for (Index i = 0; i < k; ++i) {                        // line 2
-    for (Index j = i; j < k; ++j) {                      // line 3
+  for (Index i = 0; i < k; ++i) {                                       // line 2
+    for (Index j = i; j < k; ++j) {                                     // line 3
       const Scalar l1 = n[i], l2 = n[i + 1], m1 = n[j], m2 = n[j + 1];  // line 4
       // Lines 5-8: the four node pairs, in the order (l1,m1), (l1,m2), (l2,m1), (l2,m2).
       consider(F(l1, i, m1, j), l1, i, m1, j);
@@ -88,21 +88,25 @@ OptimalInterval<Scalar> optimal_interval_reference(const HistogramPrior<Scalar>&
       const Scalar e2 = c1 / (c * (alpha[j] - alpha[i]));
       const bool e2_inside = n[j] < e2 && e2 < n[j + 1];
       const bool e1_inside = n[i] < e1 && e1 < n[i + 1];
-      if (e2_inside) {                                   // lines 10-15
+      if (e2_inside) {  // lines 10-15
         const Scalar a = F(n[i], i, e2, j), b = F(n[i + 1], i, e2, j);
-        if (a >= b) consider(a, n[i], i, e2, -1);
-        else consider(b, n[i + 1], i + 1, e2, -1);
+        if (a >= b)
+          consider(a, n[i], i, e2, -1);
+        else
+          consider(b, n[i + 1], i + 1, e2, -1);
       }
-      if (e1_inside) {                                   // lines 16-21
+      if (e1_inside) {  // lines 16-21
         const Scalar a = F(e1, i, n[j], j), b = F(e1, i, n[j + 1], j);
-        if (a >= b) consider(a, e1, -1, n[j], j);
-        else consider(b, e1, -1, n[j + 1], j + 1);
+        if (a >= b)
+          consider(a, e1, -1, n[j], j);
+        else
+          consider(b, e1, -1, n[j + 1], j + 1);
       }
-      if (e1_inside && e2_inside)                        // lines 22-26, with f updated
+      if (e1_inside && e2_inside)  // lines 22-26, with f updated
         consider(F(e1, i, e2, j), e1, -1, e2, -1);
     }
   }
-  return best;                                           // line 29
+  return best;  // line 29
 }
 
 }  // namespace labeldp
