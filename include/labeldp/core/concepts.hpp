@@ -4,6 +4,7 @@
 
 #include <concepts>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "labeldp/core/random.hpp"
@@ -33,5 +34,16 @@ concept Mechanism = requires(const M& m, double y, SeededRandom& gen, std::span<
   { m.sample(in, out, gen) } -> std::same_as<void>;
   { m.to_json() } -> std::convertible_to<std::string>;
 };
+
+/// The batch form of any mechanism's `sample`: `out[i] = m.sample(in[i], gen)` for every i, in
+/// order (so the draws are those of repeated single calls).
+/// \throws std::invalid_argument when `in` and `out` differ in length (before any draw).
+template <typename M, typename Scalar, std::uniform_random_bit_generator G>
+void sample_each(const M& m, std::span<const Scalar> in, std::span<Scalar> out, G& gen) {
+  if (in.size() != out.size())
+    throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
+                                std::to_string(in.size()));
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = m.sample(in[i], gen);
+}
 
 }  // namespace labeldp

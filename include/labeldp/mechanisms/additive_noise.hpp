@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "labeldp/core/concepts.hpp"
 #include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
@@ -122,13 +123,6 @@ inline long double grid_laplace_loss(long double lo, long double g, std::int64_t
   return e;
 }
 
-/// Checks the batch form's sizes.
-inline void check_batch_sizes(std::size_t in, std::size_t out) {
-  if (in != out)
-    throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out) + " entries but 'in' has " +
-                                std::to_string(in));
-}
-
 /// The fields every baseline's mechanism file starts with (the labeldp CLI contract,
 /// "baseline"): format, version, kind, eps, delta, sensitivity, lo, hi, clip.
 inline std::string baseline_json_head(const char* kind, double eps, double lo, double hi, bool clip) {
@@ -183,8 +177,7 @@ class DiscreteLaplaceMechanism {
   /// \throws std::invalid_argument when the sizes differ.
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    detail::check_batch_sizes(in.size(), out.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
 
   /// \f$E[(M(y) - y)^2]\f$ without clipping, for y on the grid: \f$g^2\,2\alpha/(1-\alpha)^2\f$.
@@ -341,8 +334,7 @@ class LaplaceMechanism {
   /// \throws std::invalid_argument when the sizes differ.
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    detail::check_batch_sizes(in.size(), out.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
 
   /// \f$\Pr[M(y) \le x]\f$, exactly as sampled (unclipped; clipped outputs add atoms at lo, hi).
@@ -475,8 +467,7 @@ class ExponentialMechanism {
   /// \throws std::invalid_argument when the sizes differ.
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    detail::check_batch_sizes(in.size(), out.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
 
   /// \f$E[(M(y) - y)^2]\f$ for any finite label y (measured from y itself), O(N).

@@ -63,21 +63,13 @@ class FiniteLabelMechanism {
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    check_spans(in.size(), out.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
   std::string to_json() const {
     std::string s = "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":" + json_string(m_kind) +
                     ",\"eps\":" + json_number(m_eps) + ",\"delta\":0,";
     if (!m_extra.empty()) s += m_extra + ",";
     return s + json_fields(m_mech) + "}";
-  }
-
-  /// \throws std::invalid_argument unless `in` and `out` have the same length.
-  static void check_spans(std::size_t in, std::size_t out) {
-    if (in != out)
-      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out) + " entries, 'in' has " +
-                                  std::to_string(in));
   }
 
   /// \throws std::invalid_argument naming an output and two inputs whose probability ratio

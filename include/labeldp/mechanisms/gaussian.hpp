@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "labeldp/core/concepts.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
@@ -342,8 +343,7 @@ class DiscreteGaussianMechanism {
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
   /// Exact E[(M(y) - y)^2] under the prior (clipped when the mechanism clips).
   double expected_loss(const FinitePrior<double>& prior) const {
@@ -421,8 +421,7 @@ class AnalyticGaussianMechanism {
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
   /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism actually sampled.
   double expected_loss(const FinitePrior<double>& prior) const {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/mechanism.hpp"
@@ -379,10 +380,7 @@ class RPWithPrior {
   /// \throws std::invalid_argument when the spans differ in length, or for a NaN label.
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    if (in.size() != out.size())
-      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries, 'in' has " +
-                                  std::to_string(in.size()));
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
 
   /// The mechanism file (the labeldp CLI contract): its defining parameters, from which

@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "labeldp/core/concepts.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
@@ -275,8 +276,7 @@ class StaircaseMechanism {
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
   /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism sampled (closed forms).
   double expected_loss(const FinitePrior<double>& prior) const {
@@ -335,8 +335,7 @@ class DiscreteStaircaseMechanism {
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    if (in.size() != out.size()) throw std::invalid_argument("'out' must have the size of 'in'");
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = sample(in[i], gen);
+    sample_each(*this, in, out, gen);
   }
   /// Exact E[(M(y) - y)^2] under the prior (closed forms).
   double expected_loss(const FinitePrior<double>& prior) const {
