@@ -1,19 +1,21 @@
 // Core primitives: generator throughput and exact samplers (items/s per core).
 #include <benchmark/benchmark.h>
 
-#include <random>
-
 #include <labeldp/core/random.hpp>
 #include <labeldp/core/sampling.hpp>
+#include <random>
 
 namespace {
 
 template <typename G>
 void BM_Generator(benchmark::State& state) {
   G gen = [] {
-    if constexpr (std::is_same_v<G, labeldp::SeededRandom>) return G(1);
-    else if constexpr (std::is_same_v<G, std::mt19937_64>) return G(1);
-    else return G();
+    if constexpr (std::is_same_v<G, labeldp::SeededRandom>)
+      return G(1);
+    else if constexpr (std::is_same_v<G, std::mt19937_64>)
+      return G(1);
+    else
+      return G();
   }();
   std::uint64_t acc = 0;
   for (auto _ : state) {

@@ -10,14 +10,13 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <labeldp/core/random.hpp>
+#include <labeldp/io/csv.hpp>
+#include <labeldp/mechanisms/two_stage.hpp>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <labeldp/core/random.hpp>
-#include <labeldp/io/csv.hpp>
-#include <labeldp/mechanisms/two_stage.hpp>
 
 namespace {
 

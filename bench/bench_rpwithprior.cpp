@@ -6,11 +6,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
-#include <random>
-#include <vector>
-
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/rpwithprior.hpp>
+#include <random>
+#include <vector>
 
 namespace {
 
@@ -30,7 +29,8 @@ labeldp::HistogramPrior<> make_prior(long m) {
   edges.back() = 100.0;
   for (long i = 0; i < m; ++i) {
     const double x = 0.5 * (edges[std::size_t(i)] + edges[std::size_t(i) + 1]);
-    const double d = std::exp(-0.5 * std::pow((x - 30) / 5, 2)) + 0.5 * std::exp(-0.5 * std::pow((x - 70) / 10, 2)) + 1e-3;
+    const double d =
+        std::exp(-0.5 * std::pow((x - 30) / 5, 2)) + 0.5 * std::exp(-0.5 * std::pow((x - 70) / 10, 2)) + 1e-3;
     masses.push_back(d * (edges[std::size_t(i) + 1] - edges[std::size_t(i)]) * unit(rng));
   }
   return labeldp::HistogramPrior<>::from_masses(edges, masses);

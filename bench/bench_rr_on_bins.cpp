@@ -9,16 +9,15 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include <labeldp/core/loss.hpp>
 #include <labeldp/core/prior.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/detail/rr_on_bins_reference.hpp>
 #include <labeldp/mechanisms/rr_on_bins.hpp>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -68,16 +67,23 @@ void BM_OptimalBins(benchmark::State& state) {
   state.counters["d"] = double(d);
   state.counters["dinkelbach_dps"] = iterations;
 }
+BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::SquaredLoss<double>)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::SquaredLoss<double>)
-    ->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::SquaredLoss<double>)
-    ->Arg(10000)->Arg(40000)->Unit(benchmark::kSecond)->Iterations(1);
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::AbsoluteLoss<double>)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::AbsoluteLoss<double>)
-    ->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::AbsoluteLoss<double>)
-    ->Arg(10000)->Arg(40000)->Unit(benchmark::kSecond)->Iterations(1);
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
 BENCHMARK_TEMPLATE(BM_OptimalBins, labeldp::PoissonLogLoss<double>)
-    ->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 // Squared vs absolute across eps at k = 10,000 (d grows with eps), on the wage-like prior and on
 // its mirror image (mass on the largest values, global median near the right end: most outputs
@@ -109,9 +115,11 @@ void BM_OptimalBinsEps(benchmark::State& state) {
   state.counters["dinkelbach_dps"] = iterations;
 }
 BENCHMARK_TEMPLATE(BM_OptimalBinsEps, labeldp::SquaredLoss<double>)
-    ->ArgsProduct({{1, 10, 30, 60, 100}, {0, 1}})->Unit(benchmark::kMillisecond);
+    ->ArgsProduct({{1, 10, 30, 60, 100}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_OptimalBinsEps, labeldp::AbsoluteLoss<double>)
-    ->ArgsProduct({{1, 10, 30, 60, 100}, {0, 1}})->Unit(benchmark::kMillisecond);
+    ->ArgsProduct({{1, 10, 30, 60, 100}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 // The same solver on the CPS wage prior at several eps (d grows with eps).
 void BM_OptimalBinsCps(benchmark::State& state) {
@@ -155,8 +163,10 @@ void BM_Privatize(benchmark::State& state) {
   const auto prior = labeldp::FinitePrior<double>::from_labels(labels);
   const auto rr = labeldp::optimal_rr_on_bins(prior, double(state.range(0)) / 10.0);
   G gen = [] {
-    if constexpr (std::is_same_v<G, labeldp::SeededRandom>) return G(7);
-    else return G();
+    if constexpr (std::is_same_v<G, labeldp::SeededRandom>)
+      return G(7);
+    else
+      return G();
   }();
   std::vector<double> batch(labels.begin(), labels.begin() + 4096);
   double acc = 0;
@@ -177,8 +187,10 @@ void BM_PrivatizeIndex(benchmark::State& state) {
   const auto prior = labeldp::FinitePrior<double>::from_labels(labels);
   const auto rr = labeldp::optimal_rr_on_bins(prior, double(state.range(0)) / 10.0);
   G gen = [] {
-    if constexpr (std::is_same_v<G, labeldp::SeededRandom>) return G(7);
-    else return G();
+    if constexpr (std::is_same_v<G, labeldp::SeededRandom>)
+      return G(7);
+    else
+      return G();
   }();
   std::vector<labeldp::Index> batch;
   for (std::size_t t = 0; t < 4096; ++t) batch.push_back(prior.index_of(labels[t]));

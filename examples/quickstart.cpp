@@ -1,9 +1,8 @@
 // labeldp in one page: a prior, the optimal eps-DP RR-on-Bins for it, an exact privacy audit,
 // and a few privatized labels.
 #include <cstdio>
-#include <vector>
-
 #include <labeldp/labeldp.hpp>
+#include <vector>
 
 int main() {
   // 1. A prior over the label values (public, or estimated privately: see two_stage.hpp).

@@ -14,8 +14,8 @@
 //
 // Columns: the exact expected squared error of the best eps-DP mechanism if the prior were known
 // (optimal RR-on-Bins for the empirical prior at the full eps: what Theorem 7 converges to, and
-// not itself private); then, for the two-stage release, the exact expected squared error of the noisy labels E[(M(y) - y)^2], both against
-// the discretized wage (the mechanism's own loss under the empirical prior) and against the raw
+// not itself private); then, for the two-stage release, the exact expected squared error of the noisy labels E[(M(y) -
+// y)^2], both against the discretized wage (the mechanism's own loss under the empirical prior) and against the raw
 // wage (adds the public rounding and clipping error); the squared error actually observed on
 // this run against the raw wages; and the exact expected squared error of the Laplace mechanism
 // (wage clipped to [0, 5000], plus Lap(5000/eps), clipped back to [0, 5000], as in the paper's
@@ -62,18 +62,20 @@ int main() {
     if (w > hi) ++clipped;
   }
   const std::vector<double> support(disc.support().data(), disc.support().data() + disc.size());
-  const auto empirical = labeldp::FinitePrior<double>::from_counts(support, std::vector<double>(counts.begin(), counts.end()));
+  const auto empirical =
+      labeldp::FinitePrior<double>::from_counts(support, std::vector<double>(counts.begin(), counts.end()));
 
-  std::printf("CPS 1988 weekly wages: n = %lld labels, public support [%g, %g] step %g (k = %lld points), "
-              "%zu wages (%.2f%%) clipped\n",
-              static_cast<long long>(n), lo, hi, step, static_cast<long long>(disc.size()), clipped,
-              100.0 * double(clipped) / double(n));
-  std::printf("Two-stage RR-on-Bins (Ghazi et al. 2023, Alg. 3) with SecureRandom; Laplace: clip, add Lap(%g/eps), "
-              "clip.\n\n",
-              hi - lo);
+  std::printf(
+      "CPS 1988 weekly wages: n = %lld labels, public support [%g, %g] step %g (k = %lld points), "
+      "%zu wages (%.2f%%) clipped\n",
+      static_cast<long long>(n), lo, hi, step, static_cast<long long>(disc.size()), clipped,
+      100.0 * double(clipped) / double(n));
+  std::printf(
+      "Two-stage RR-on-Bins (Ghazi et al. 2023, Alg. 3) with SecureRandom; Laplace: clip, add Lap(%g/eps), "
+      "clip.\n\n",
+      hi - lo);
   std::printf("%6s %8s %8s %5s %14s %14s %14s %14s %14s %8s\n", "eps", "eps1", "eps2", "bins", "known prior",
-              "E[MSE] disc.",
-              "E[MSE] raw", "MSE observed", "Laplace E[MSE]", "ratio");
+              "E[MSE] disc.", "E[MSE] raw", "MSE observed", "Laplace E[MSE]", "ratio");
 
   labeldp::SecureRandom gen;
   for (double eps : {0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
@@ -98,11 +100,12 @@ int main() {
     laplace /= double(n);
     std::printf("%6.2f %8.4f %8.4f %5lld %14.1f %14.1f %14.1f %14.1f %14.1f %8.2f\n", eps,
                 result.randomizer.budget().eps_prior, result.randomizer.budget().eps_mechanism,
-                static_cast<long long>(rr.num_outputs()), known, exact_disc,
-                exact_raw, observed, laplace, laplace / exact_raw);
+                static_cast<long long>(rr.num_outputs()), known, exact_disc, exact_raw, observed, laplace,
+                laplace / exact_raw);
   }
-  std::printf("\nknown prior: optimal RR-on-Bins at eps for the (non-private) empirical prior, vs the discretized "
-              "wages;\nE[MSE] disc./raw: exact, of this run's two-stage mechanism vs the discretized/raw wages;\n"
-              "ratio = Laplace E[MSE] / two-stage E[MSE] against the raw wages (higher: RR-on-Bins better).\n");
+  std::printf(
+      "\nknown prior: optimal RR-on-Bins at eps for the (non-private) empirical prior, vs the discretized "
+      "wages;\nE[MSE] disc./raw: exact, of this run's two-stage mechanism vs the discretized/raw wages;\n"
+      "ratio = Laplace E[MSE] / two-stage E[MSE] against the raw wages (higher: RR-on-Bins better).\n");
   return 0;
 }

@@ -6,6 +6,7 @@
 /// baselines, two-stage) -> io (CSV, JSON).
 #pragma once
 
+// clang-format off (one group per layer, in layer order)
 #include "labeldp/core/audit.hpp"
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
@@ -41,3 +42,4 @@
 #include "labeldp/io/json.hpp"
 #include "labeldp/io/json_reader.hpp"
 #include "labeldp/io/mechanism_file.hpp"
+// clang-format on

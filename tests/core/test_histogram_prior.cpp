@@ -1,17 +1,15 @@
 // Tests of labeldp/core/histogram_prior.hpp: construction, CDF / mass against direct sums,
 // the CSV reader of the CLI contract (`--hist`), and one test per rejected value.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <labeldp/core/histogram_prior.hpp>
 #include <limits>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <labeldp/core/histogram_prior.hpp>
 
 using labeldp::HistogramPrior;
 using labeldp::Index;
@@ -109,7 +107,8 @@ TEST_CASE("from_csv rejects a missing file", "[histogram_prior][csv][validation]
 }
 TEST_CASE("from_csv rejects a wrong header", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("value,prob\n0,1\n"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(parse("value,prob\n0,1\n"), Catch::Contains("hist.csv:1: header must be 'lo,hi,mass', got 'value,prob'"));
+  REQUIRE_THROWS_WITH(parse("value,prob\n0,1\n"),
+                      Catch::Contains("hist.csv:1: header must be 'lo,hi,mass', got 'value,prob'"));
 }
 TEST_CASE("from_csv rejects an empty file", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse(""), std::invalid_argument);
@@ -121,7 +120,8 @@ TEST_CASE("from_csv rejects a header without rows", "[histogram_prior][csv][vali
 }
 TEST_CASE("from_csv rejects a row with 2 fields", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,1\n1,2\n"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1,2\n"), Catch::Contains("hist.csv:3: expected 3 fields (lo,hi,mass), got 2: '1,2'"));
+  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1,2\n"),
+                      Catch::Contains("hist.csv:3: expected 3 fields (lo,hi,mass), got 2: '1,2'"));
 }
 TEST_CASE("from_csv rejects a non-numeric value", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,abc\n"), std::invalid_argument);
@@ -137,7 +137,8 @@ TEST_CASE("from_csv rejects an empty field", "[histogram_prior][csv][validation]
 }
 TEST_CASE("from_csv rejects a negative mass", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,1\n1,2,-0.1\n"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1,2,-0.1\n"), Catch::Contains("hist.csv:3: mass -0.10000000000000001 is negative"));
+  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1,2,-0.1\n"),
+                      Catch::Contains("hist.csv:3: mass -0.10000000000000001 is negative"));
 }
 TEST_CASE("from_csv rejects an infinite mass", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,inf\n"), std::invalid_argument);
@@ -161,15 +162,18 @@ TEST_CASE("from_csv rejects lo > hi", "[histogram_prior][csv][validation]") {
 }
 TEST_CASE("from_csv rejects overlapping rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,2,1\n1,3,1\n"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,2,1\n1,3,1\n"), Catch::Contains("hist.csv:3: lo 1 overlaps the previous row's hi 2"));
+  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,2,1\n1,3,1\n"),
+                      Catch::Contains("hist.csv:3: lo 1 overlaps the previous row's hi 2"));
 }
 TEST_CASE("from_csv rejects unsorted rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n1,2,1\n0,1,1\n"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n1,2,1\n0,1,1\n"), Catch::Contains("hist.csv:3: lo 0 overlaps the previous row's hi 2"));
+  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n1,2,1\n0,1,1\n"),
+                      Catch::Contains("hist.csv:3: lo 0 overlaps the previous row's hi 2"));
 }
 TEST_CASE("from_csv rejects a gap between rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,1\n1.5,2,1\n"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1.5,2,1\n"), Catch::Contains("hist.csv:3: lo 1.5 leaves a gap after the previous row's hi 1"));
+  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1.5,2,1\n"),
+                      Catch::Contains("hist.csv:3: lo 1.5 leaves a gap after the previous row's hi 1"));
 }
 TEST_CASE("from_csv rejects all-zero masses", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,0\n1,2,0\n"), std::invalid_argument);
@@ -198,26 +202,33 @@ TEST_CASE("from_masses rejects all-zero masses", "[histogram_prior][validation]"
 }
 TEST_CASE("from_masses rejects equal edges (lo >= hi)", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_masses({0, 1, 1}, {1, 1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0, 1, 1}, {1, 1}),
-                      Catch::Contains("'edges' must be strictly increasing (each lo < hi, cells sorted, not overlapping), got 1 (edge 2 after 1)"));
+  REQUIRE_THROWS_WITH(
+      HistogramPrior<>::from_masses({0, 1, 1}, {1, 1}),
+      Catch::Contains(
+          "'edges' must be strictly increasing (each lo < hi, cells sorted, not overlapping), got 1 (edge 2 after 1)"));
 }
 TEST_CASE("from_masses rejects decreasing edges", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_masses({0, 2, 1}, {1, 1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0, 2, 1}, {1, 1}),
-                      Catch::Contains("'edges' must be strictly increasing (each lo < hi, cells sorted, not overlapping), got 1 (edge 2 after 2)"));
+  REQUIRE_THROWS_WITH(
+      HistogramPrior<>::from_masses({0, 2, 1}, {1, 1}),
+      Catch::Contains(
+          "'edges' must be strictly increasing (each lo < hi, cells sorted, not overlapping), got 1 (edge 2 after 2)"));
 }
 TEST_CASE("from_masses rejects an infinite edge", "[histogram_prior][validation]") {
   const double inf = std::numeric_limits<double>::infinity();
   REQUIRE_THROWS_AS(HistogramPrior<>::from_masses({0, inf}, {1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0, inf}, {1}), Catch::Contains("'edges' must be finite, got inf (edge 1)"));
+  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0, inf}, {1}),
+                      Catch::Contains("'edges' must be finite, got inf (edge 1)"));
 }
 TEST_CASE("from_masses rejects a single edge", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_masses({0}, {}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0}, {}), Catch::Contains("'edges' must hold at least 2 values (one cell), got 1"));
+  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0}, {}),
+                      Catch::Contains("'edges' must hold at least 2 values (one cell), got 1"));
 }
 TEST_CASE("from_masses rejects a size mismatch", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_masses({0, 1, 2}, {1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0, 1, 2}, {1}), Catch::Contains("'mass' must hold one value per cell: 2 cells, got 1 masses"));
+  REQUIRE_THROWS_WITH(HistogramPrior<>::from_masses({0, 1, 2}, {1}),
+                      Catch::Contains("'mass' must hold one value per cell: 2 cells, got 1 masses"));
 }
 TEST_CASE("from_cells rejects lo >= hi", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_cells({0, 1}, {1, 1}, {1, 1}), std::invalid_argument);
@@ -226,8 +237,9 @@ TEST_CASE("from_cells rejects lo >= hi", "[histogram_prior][validation]") {
 }
 TEST_CASE("from_cells rejects overlapping cells", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_cells({0, 0.5}, {1, 2}, {1, 1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_cells({0, 0.5}, {1, 2}, {1, 1}),
-                      Catch::Contains("'lo' must equal the previous cell's 'hi' = 1 (cells sorted and contiguous), got 0.5 (cell 1)"));
+  REQUIRE_THROWS_WITH(
+      HistogramPrior<>::from_cells({0, 0.5}, {1, 2}, {1, 1}),
+      Catch::Contains("'lo' must equal the previous cell's 'hi' = 1 (cells sorted and contiguous), got 0.5 (cell 1)"));
 }
 TEST_CASE("from_cells rejects a negative mass", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_cells({0}, {1}, {-2}), std::invalid_argument);
@@ -237,9 +249,11 @@ TEST_CASE("from_cells rejects a negative mass", "[histogram_prior][validation]")
 TEST_CASE("from_labels rejects a NaN label", "[histogram_prior][validation]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_AS(HistogramPrior<>::from_labels({0.5, nan}, {0, 1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_labels({0.5, nan}, {0, 1}), Catch::Contains("'label' must not be NaN, got nan"));
+  REQUIRE_THROWS_WITH(HistogramPrior<>::from_labels({0.5, nan}, {0, 1}),
+                      Catch::Contains("'label' must not be NaN, got nan"));
 }
 TEST_CASE("from_labels rejects no labels", "[histogram_prior][validation]") {
   REQUIRE_THROWS_AS(HistogramPrior<>::from_labels({}, {0, 1}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_labels({}, {0, 1}), Catch::Contains("'labels' must not be empty, got 0 labels"));
+  REQUIRE_THROWS_WITH(HistogramPrior<>::from_labels({}, {0, 1}),
+                      Catch::Contains("'labels' must not be empty, got 0 labels"));
 }

@@ -1,9 +1,7 @@
 #include <catch2/catch.hpp>
-
+#include <labeldp/core/loss.hpp>
 #include <random>
 #include <vector>
-
-#include <labeldp/core/loss.hpp>
 
 namespace {
 // Brute-force minimizer of sum_i w_i loss(o, y_i) over a fine grid plus the values themselves.
@@ -63,7 +61,9 @@ TEST_CASE("Losses satisfy the NoisyLabelLoss concept", "[loss]") {
 TEST_CASE("Poisson log loss rejects negative and non-finite labels", "[loss]") {
   labeldp::PoissonLogLoss<> loss;
   REQUIRE_THROWS_WITH(loss.validate_label(-1.0), "Poisson log loss needs labels >= 0, got -1");
-  REQUIRE_THROWS_WITH(loss.validate_label(std::numeric_limits<double>::infinity()), "Poisson log loss needs labels >= 0, got inf");
+  REQUIRE_THROWS_WITH(loss.validate_label(std::numeric_limits<double>::infinity()),
+                      "Poisson log loss needs labels >= 0, got inf");
   REQUIRE_NOTHROW(loss.validate_label(0.0));
-  REQUIRE_THROWS_WITH(labeldp::SquaredLoss<>{}.validate_label(std::nan("")), Catch::Matchers::Contains("'label' must be finite"));
+  REQUIRE_THROWS_WITH(labeldp::SquaredLoss<>{}.validate_label(std::nan("")),
+                      Catch::Matchers::Contains("'label' must be finite"));
 }

@@ -1,16 +1,14 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
+#include <labeldp/core/audit.hpp>
+#include <labeldp/core/mechanism.hpp>
 #include <limits>
 #include <random>
 
-#include <labeldp/core/audit.hpp>
-#include <labeldp/core/mechanism.hpp>
-
 #include "oracles/statistics.hpp"
 
-using labeldp::FiniteMechanism;
 using Catch::Matchers::Contains;
+using labeldp::FiniteMechanism;
 
 namespace {
 labeldp::Vector<> vec(std::initializer_list<double> v) {
@@ -64,25 +62,36 @@ TEST_CASE("FiniteMechanism: expected loss, conditional mean, lookup", "[mechanis
 TEST_CASE("FiniteMechanism rejects malformed matrices", "[mechanism]") {
   labeldp::Matrix<> ok(2, 2);
   ok << 0.5, 0.5, 0.5, 0.5;
-  SECTION("no inputs") { REQUIRE_THROWS_WITH(FiniteMechanism<>(labeldp::Vector<>(), vec({0.0}), labeldp::Matrix<>(0, 1)), "mechanism has no inputs"); }
-  SECTION("no outputs") { REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0}), labeldp::Vector<>(), labeldp::Matrix<>(1, 0)), "mechanism has no outputs"); }
+  SECTION("no inputs") {
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(labeldp::Vector<>(), vec({0.0}), labeldp::Matrix<>(0, 1)),
+                        "mechanism has no inputs");
+  }
+  SECTION("no outputs") {
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0}), labeldp::Vector<>(), labeldp::Matrix<>(1, 0)),
+                        "mechanism has no outputs");
+  }
   SECTION("dimension mismatch") {
-    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, 1.0, 2.0}), vec({0.0, 1.0}), ok), "probability matrix is 2 x 2, expected 3 x 2");
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, 1.0, 2.0}), vec({0.0, 1.0}), ok),
+                        "probability matrix is 2 x 2, expected 3 x 2");
   }
   SECTION("inputs not increasing") {
-    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({1.0, 0.0}), vec({0.0, 1.0}), ok), "input values must be strictly increasing: 1 then 0");
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({1.0, 0.0}), vec({0.0, 1.0}), ok),
+                        "input values must be strictly increasing: 1 then 0");
   }
   SECTION("duplicate outputs") {
-    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, 1.0}), vec({1.0, 1.0}), ok), "output values must be strictly increasing: 1 then 1");
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, 1.0}), vec({1.0, 1.0}), ok),
+                        "output values must be strictly increasing: 1 then 1");
   }
   SECTION("non-finite value") {
-    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, std::nan("")}), vec({0.0, 1.0}), ok), Contains("input value nan is not finite"));
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, std::nan("")}), vec({0.0, 1.0}), ok),
+                        Contains("input value nan is not finite"));
   }
   SECTION("negative entry") {
     labeldp::Matrix<> P = ok;
     P(1, 0) = -0.5;
     P(1, 1) = 1.5;
-    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, 1.0}), vec({0.0, 1.0}), P), "probability -0.5 at row 1, column 0 is not finite and non-negative");
+    REQUIRE_THROWS_WITH(FiniteMechanism<>(vec({0.0, 1.0}), vec({0.0, 1.0}), P),
+                        "probability -0.5 at row 1, column 0 is not finite and non-negative");
   }
   SECTION("row does not sum to 1") {
     labeldp::Matrix<> P = ok;
@@ -111,8 +120,10 @@ TEST_CASE("audit_epsilon equals the brute-force pairwise audit", "[audit]") {
     const double expect = brute_force_audit(P);
     const double got = labeldp::audit_epsilon(P);
     INFO("trial " << trial);
-    if (std::isinf(expect)) CHECK(std::isinf(got));
-    else CHECK(got == Approx(expect).epsilon(1e-12).margin(1e-15));
+    if (std::isinf(expect))
+      CHECK(std::isinf(got));
+    else
+      CHECK(got == Approx(expect).epsilon(1e-12).margin(1e-15));
   }
 }
 
@@ -124,7 +135,8 @@ TEST_CASE("audit_epsilon: one-sided zero columns are infinitely private-leaky, a
   CHECK(std::isinf(labeldp::audit_epsilon(P)));
 }
 
-TEST_CASE("FiniteMechanism sampling matches each row exactly (chi-square) and the realized matrix audits", "[mechanism]") {
+TEST_CASE("FiniteMechanism sampling matches each row exactly (chi-square) and the realized matrix audits",
+          "[mechanism]") {
   auto rr = randomized_response(4, 1.3);
   CHECK(labeldp::audit_epsilon(rr.realized_probabilities()) <= 1.3 * (1 + 1e-12));
   labeldp::SeededRandom g(31);

@@ -1,12 +1,10 @@
 #include <catch2/catch.hpp>
-
+#include <labeldp/core/prior.hpp>
 #include <limits>
 #include <random>
 
-#include <labeldp/core/prior.hpp>
-
-using labeldp::FinitePrior;
 using Catch::Matchers::Contains;
+using labeldp::FinitePrior;
 
 TEST_CASE("FinitePrior sorts values and normalizes weights", "[prior]") {
   auto p = FinitePrior<>::from_counts({2.0, 0.0, 1.0}, {15, 60, 25});
@@ -63,17 +61,20 @@ TEST_CASE("FinitePrior rejects each bad input with a message naming it", "[prior
                         "probability -0.10000000000000001 is negative (value 2)");
   }
   SECTION("NaN probability") {
-    REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0}, {nan, 1.0}), Contains("'probability' must not be NaN"));
+    REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0}, {nan, 1.0}),
+                        Contains("'probability' must not be NaN"));
   }
   SECTION("infinite probability") {
-    REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0}, {inf, 1.0}), "'probability' must be finite, got inf");
+    REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0}, {inf, 1.0}),
+                        "'probability' must be finite, got inf");
   }
   SECTION("all-zero probabilities") {
     REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0}, {0.0, 0.0}),
                         "prior probabilities are all 0: at least one must be positive");
   }
   SECTION("duplicate value") {
-    REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0, 1.0}, {0.2, 0.3, 0.5}), "duplicate value 1 in prior");
+    REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({1.0, 2.0, 1.0}, {0.2, 0.3, 0.5}),
+                        "duplicate value 1 in prior");
   }
   SECTION("NaN value") {
     REQUIRE_THROWS_WITH(FinitePrior<>::from_probabilities({nan}, {1.0}), Contains("'value' must be finite"));

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <labeldp/core/random.hpp>
 
 TEST_CASE("ChaCha20: RFC 8439 section 2.3.2 block function test vector", "[random]") {
@@ -17,21 +16,24 @@ TEST_CASE("ChaCha20: RFC 8439 section 2.3.2 block function test vector", "[rando
     CHECK(out[i] == expected[i]);
   }
   // The stream generator yields the same block (words paired little-endian).
-  for (std::size_t j = 0; j < 8; ++j) CHECK(gen() == (std::uint64_t(expected[2 * j]) | (std::uint64_t(expected[2 * j + 1]) << 32)));
+  for (std::size_t j = 0; j < 8; ++j)
+    CHECK(gen() == (std::uint64_t(expected[2 * j]) | (std::uint64_t(expected[2 * j + 1]) << 32)));
 }
 
 TEST_CASE("ChaCha20: the batched stream equals an independent implementation over 20 blocks", "[random]") {
   // Known answers from Python's `cryptography` ChaCha20 (key 00..1f, RFC 8439 nonce, counter 1):
   // 64-bit words 0 and 7 of each of the first 20 blocks; spans several 8-block refills.
   const std::uint64_t expected[40] = {
-      0x15593bd1e4e7f110ull, 0x4e3c50a2e883d0cbull, 0x4ebfd7397783880aull, 0x3baf864c37ca065bull, 0x8665be83cbbdbfdcull,
-      0x0ea01b5de9fea953ull, 0xca7864330d9fd069ull, 0xd81a6e7fd26838ddull, 0x0cef9da3e7bf19a9ull, 0x8f570de3be3413c4ull,
-      0xb1146f098e352b18ull, 0x76215bba5c810c8full, 0xac8a895716a2dfcaull, 0xc519505997df4b3full, 0x0016f18884f70443ull,
-      0x94ad24e99a0f6ec6ull, 0x96e47338e9de6a2cull, 0xd58b01653c47ea8aull, 0xa4a838cca5996742ull, 0xdd6f6deb768237bfull,
-      0xdc5a80820b5588e1ull, 0x3262752535e2482dull, 0xbf172e73c6af3373ull, 0x2087fa3385355d8cull, 0xbfe9fe2854c766deull,
-      0x780d26aee1e87b33ull, 0xed46d2d5b4ffab4bull, 0x5d7a56d676b152e0ull, 0x5454404d48e9450cull, 0x4bc55a8aad264f88ull,
-      0xaf6a1fa35cd476beull, 0x0507a64c91d1676full, 0x00eae1df1b0ae07cull, 0x142630858ea5100aull, 0xc3e0564f0946b1d2ull,
-      0x4f789514b7b1431eull, 0x45b86d9193e0c597ull, 0x37aef8103342c8a6ull, 0x0161e4fa0ec02c99ull, 0x66012db9ef73e1beull};
+      0x15593bd1e4e7f110ull, 0x4e3c50a2e883d0cbull, 0x4ebfd7397783880aull, 0x3baf864c37ca065bull,
+      0x8665be83cbbdbfdcull, 0x0ea01b5de9fea953ull, 0xca7864330d9fd069ull, 0xd81a6e7fd26838ddull,
+      0x0cef9da3e7bf19a9ull, 0x8f570de3be3413c4ull, 0xb1146f098e352b18ull, 0x76215bba5c810c8full,
+      0xac8a895716a2dfcaull, 0xc519505997df4b3full, 0x0016f18884f70443ull, 0x94ad24e99a0f6ec6ull,
+      0x96e47338e9de6a2cull, 0xd58b01653c47ea8aull, 0xa4a838cca5996742ull, 0xdd6f6deb768237bfull,
+      0xdc5a80820b5588e1ull, 0x3262752535e2482dull, 0xbf172e73c6af3373ull, 0x2087fa3385355d8cull,
+      0xbfe9fe2854c766deull, 0x780d26aee1e87b33ull, 0xed46d2d5b4ffab4bull, 0x5d7a56d676b152e0ull,
+      0x5454404d48e9450cull, 0x4bc55a8aad264f88ull, 0xaf6a1fa35cd476beull, 0x0507a64c91d1676full,
+      0x00eae1df1b0ae07cull, 0x142630858ea5100aull, 0xc3e0564f0946b1d2ull, 0x4f789514b7b1431eull,
+      0x45b86d9193e0c597ull, 0x37aef8103342c8a6ull, 0x0161e4fa0ec02c99ull, 0x66012db9ef73e1beull};
   labeldp::ChaCha20::Key key{};
   for (std::uint32_t i = 0; i < 8; ++i)
     key[i] = (4 * i) | ((4 * i + 1) << 8) | ((4 * i + 2) << 16) | ((4 * i + 3) << 24);

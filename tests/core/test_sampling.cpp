@@ -1,11 +1,9 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <deque>
+#include <labeldp/core/sampling.hpp>
 #include <map>
 #include <vector>
-
-#include <labeldp/core/sampling.hpp>
 
 #include "oracles/statistics.hpp"
 
@@ -149,7 +147,9 @@ TEST_CASE("DiscreteDistribution keeps tiny positive weights positive and large t
 }
 
 TEST_CASE("DiscreteDistribution rejects bad weights", "[sampling]") {
-  SECTION("empty") { REQUIRE_THROWS_WITH(labeldp::DiscreteDistribution(Eigen::VectorXd()), "'weights' must not be empty"); }
+  SECTION("empty") {
+    REQUIRE_THROWS_WITH(labeldp::DiscreteDistribution(Eigen::VectorXd()), "'weights' must not be empty");
+  }
   SECTION("negative") {
     Eigen::VectorXd w(2);
     w << 1, -1;
@@ -158,10 +158,12 @@ TEST_CASE("DiscreteDistribution rejects bad weights", "[sampling]") {
   SECTION("NaN") {
     Eigen::VectorXd w(2);
     w << 1, std::nan("");
-    REQUIRE_THROWS_WITH(labeldp::DiscreteDistribution(w), Catch::Matchers::Contains("'weight' must be finite and non-negative"));
+    REQUIRE_THROWS_WITH(labeldp::DiscreteDistribution(w),
+                        Catch::Matchers::Contains("'weight' must be finite and non-negative"));
   }
   SECTION("all zero") {
-    REQUIRE_THROWS_WITH(labeldp::DiscreteDistribution(Eigen::VectorXd::Zero(3)), "'weights' are all 0: at least one must be positive");
+    REQUIRE_THROWS_WITH(labeldp::DiscreteDistribution(Eigen::VectorXd::Zero(3)),
+                        "'weights' are all 0: at least one must be positive");
   }
 }
 

@@ -2,7 +2,6 @@
 // optimal RR-on-Bins end to end, and fails (non-zero exit) if anything is off.
 #include <cmath>
 #include <iostream>
-
 #include <labeldp/labeldp.hpp>
 
 int main() {

@@ -1,16 +1,15 @@
 // Tests of labeldp/io/csv.hpp: prior files, numeric columns, line-per-label input and atomic
 // writes. Every rejected input has its own test checking the exception type and that the
 // message names the file, the line and the offending value.
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <labeldp/io/csv.hpp>
 #include <sstream>
 #include <string>
-#include <unistd.h>
-
-#include <labeldp/io/csv.hpp>
 
 using Catch::Matchers::Contains;
 using labeldp::io::parse_double;
@@ -71,7 +70,8 @@ TEST_CASE("parse_double: strict whole-field numbers", "[csv]") {
 }
 
 TEST_CASE("read_prior_csv: probabilities, any order, CRLF, blanks, quotes, trailing blank lines", "[csv]") {
-  const auto path = write("ok_prob.csv", "\xEF\xBB\xBFvalue,prob\r\n 2 , 0.15\r\n0,0.6\r\n\"1\",\"0.25\"\r\n\r\n  \r\n");
+  const auto path =
+      write("ok_prob.csv", "\xEF\xBB\xBFvalue,prob\r\n 2 , 0.15\r\n0,0.6\r\n\"1\",\"0.25\"\r\n\r\n  \r\n");
   const auto prior = read_prior_csv(path);
   REQUIRE(prior.size() == 3);
   CHECK(prior.value(0) == 0.0);
@@ -211,8 +211,7 @@ TEST_CASE("read_prior_csv rejects all-zero counts", "[csv]") {
 TEST_CASE("read_prior_csv rejects probabilities not summing to 1", "[csv]") {
   const auto path = write("sum.csv", "value,prob\n0,0.5\n1,0.4\n");
   REQUIRE_THROWS_AS(read_prior_csv(path), std::invalid_argument);
-  REQUIRE_THROWS_WITH(read_prior_csv(path), Contains(path + ":2-3: probabilities sum to 0.9") &&
-                                                Contains("not 1"));
+  REQUIRE_THROWS_WITH(read_prior_csv(path), Contains(path + ":2-3: probabilities sum to 0.9") && Contains("not 1"));
 }
 
 TEST_CASE("read_prior_csv rejects probabilities summing to 1 + 2e-9", "[csv]") {
@@ -260,7 +259,8 @@ TEST_CASE("read_column_csv: named column, quoted fields with commas and line bre
 }
 
 TEST_CASE("read_column_csv reads the bundled CPS 1988 wages", "[csv]") {
-  const auto wages = read_column_csv((fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/data/cps1988.csv").string(), "wage");
+  const auto wages = read_column_csv(
+      (fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/data/cps1988.csv").string(), "wage");
   REQUIRE(wages.size() == 28155);
   CHECK(wages.front() == 354.94);
   CHECK(*std::min_element(wages.begin(), wages.end()) == 50.05);

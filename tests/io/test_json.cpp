@@ -2,16 +2,14 @@
 // bit patterns), rejection of non-finite numbers, and the mechanism fields read back by a JSON
 // parser written independently here.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <labeldp/core/mechanism.hpp>
+#include <labeldp/io/json.hpp>
 #include <limits>
 #include <random>
 #include <string>
-
-#include <labeldp/core/mechanism.hpp>
-#include <labeldp/io/json.hpp>
 
 using Catch::Matchers::Contains;
 using labeldp::io::json_array;
@@ -25,7 +23,8 @@ struct MiniJson {
   const std::string& s;
   std::size_t i = 0;
   void expect(char c) {
-    if (i >= s.size() || s[i] != c) throw std::runtime_error("expected '" + std::string(1, c) + "' at " + std::to_string(i));
+    if (i >= s.size() || s[i] != c)
+      throw std::runtime_error("expected '" + std::string(1, c) + "' at " + std::to_string(i));
     ++i;
   }
   double number() {
@@ -40,10 +39,16 @@ struct MiniJson {
   std::vector<double> array() {
     std::vector<double> v;
     expect('[');
-    if (s[i] == ']') { ++i; return v; }
+    if (s[i] == ']') {
+      ++i;
+      return v;
+    }
     for (;;) {
       v.push_back(number());
-      if (s[i] == ']') { ++i; return v; }
+      if (s[i] == ']') {
+        ++i;
+        return v;
+      }
       expect(',');
     }
   }
@@ -52,7 +57,10 @@ struct MiniJson {
     expect('[');
     for (;;) {
       m.push_back(array());
-      if (s[i] == ']') { ++i; return m; }
+      if (s[i] == ']') {
+        ++i;
+        return m;
+      }
       expect(',');
     }
   }

@@ -1,10 +1,8 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
-#include <random>
-
 #include <labeldp/core/audit.hpp>
 #include <labeldp/mechanisms/randomized_response.hpp>
+#include <random>
 
 #include "oracles/statistics.hpp"
 
@@ -19,8 +17,10 @@ TEST_CASE("randomized_response: exact privacy level and probabilities", "[random
       CHECK(labeldp::audit_epsilon(m) == Approx(k == 1 ? 0.0 : eps).epsilon(1e-12).margin(1e-15));
       CHECK(m.probabilities()(0, 0) == Approx(std::exp(eps) / (std::exp(eps) + k - 1)));
     }
-  REQUIRE_THROWS_WITH(labeldp::randomized_response(labeldp::Vector<>(labeldp::Vector<>::LinSpaced(2, 0.0, 1.0)), 0.0), "'eps' must be finite and positive, got 0");
-  REQUIRE_THROWS_WITH(labeldp::randomized_response(labeldp::Vector<>(), 1.0), "randomized response needs at least one value");
+  REQUIRE_THROWS_WITH(labeldp::randomized_response(labeldp::Vector<>(labeldp::Vector<>::LinSpaced(2, 0.0, 1.0)), 0.0),
+                      "'eps' must be finite and positive, got 0");
+  REQUIRE_THROWS_WITH(labeldp::randomized_response(labeldp::Vector<>(), 1.0),
+                      "randomized response needs at least one value");
 }
 
 TEST_CASE("rr_with_prior: the kept set is optimal among all subsets (brute force)", "[randomized_response]") {

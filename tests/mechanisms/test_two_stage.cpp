@@ -2,20 +2,18 @@
 // audit of the whole algorithm (histogram and noisy label jointly) at neighbouring data sets,
 // exact audits of stage 2, the utility inequalities of Theorem 7's proof checked on every draw,
 // the sampler against its exact probabilities (chi-square), and validation.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
-#include <limits>
-#include <span>
-#include <vector>
-
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/io/csv.hpp>
 #include <labeldp/mechanisms/detail/rr_on_bins_reference.hpp>
 #include <labeldp/mechanisms/two_stage.hpp>
+#include <limits>
+#include <span>
+#include <vector>
 
 #include "oracles/statistics.hpp"
 
@@ -86,7 +84,7 @@ TEST_CASE("two-stage: the whole of Algorithm 3 is (eps1 + eps2)-DP (exact audit)
         cs.push_back(c);
       }
   CHECK(*std::max_element(bins.begin(), bins.end()) >= 2);  // the window reaches non-trivial bins
-  std::vector<Counts> datasets;  // counts of n = 3 labels
+  std::vector<Counts> datasets;                             // counts of n = 3 labels
   for (int x = 0; x <= 3; ++x)
     for (int y = 0; x + y <= 3; ++y) datasets.push_back({x, y, 3 - x - y});
   double worst = 0, worst_realized = 0;
@@ -201,7 +199,8 @@ TEST_CASE("two-stage: two_stage_privatize on the CPS wages", "[two_stage]") {
   CHECK(r.budget().eps_prior == Approx(std::sqrt(101.0 / 28155.0)).epsilon(1e-15));
   CHECK(r.support() == disc.support());
   const auto& outs = r.rr_on_bins().outputs();
-  for (double y : res.noisy_labels) REQUIRE(std::find(outs.data(), outs.data() + outs.size(), y) != outs.data() + outs.size());
+  for (double y : res.noisy_labels)
+    REQUIRE(std::find(outs.data(), outs.data() + outs.size(), y) != outs.data() + outs.size());
   // Deterministic with the same seed; the histogram equals fit() on the counts.
   const auto again = labeldp::two_stage_privatize(disc, std::span<const double>(wages), 1.0, g2);
   CHECK(again.noisy_labels == res.noisy_labels);
@@ -253,7 +252,8 @@ TEST_CASE("two-stage rejects a zero eps_prior", "[two_stage]") {
   bad.eps_prior = 0;
   bad.eps_mechanism = 1;
   REQUIRE_THROWS_AS(TwoStageRandomizer<>::fit(vec({0, 1}), c, bad, gen), std::invalid_argument);
-  REQUIRE_THROWS_WITH(TwoStageRandomizer<>::fit(vec({0, 1}), c, bad, gen), "'eps_prior' must be finite and positive, got 0");
+  REQUIRE_THROWS_WITH(TwoStageRandomizer<>::fit(vec({0, 1}), c, bad, gen),
+                      "'eps_prior' must be finite and positive, got 0");
 }
 TEST_CASE("two-stage rejects a NaN eps_mechanism", "[two_stage]") {
   SeededRandom gen(1);
@@ -292,7 +292,7 @@ TEST_CASE("two-stage sample rejects a value outside the support", "[two_stage]")
 TEST_CASE("two-stage with Poisson loss rejects a negative support value", "[two_stage]") {
   SeededRandom gen(1);
   const Counts c = {1, 1};
-  REQUIRE_THROWS_WITH((TwoStageRandomizer<double, labeldp::PoissonLogLoss<double>>::fit(
-                          vec({-1, 1}), c, BudgetSplit::of(1, 1), gen)),
-                      Contains("Poisson log loss needs labels >= 0, got -1"));
+  REQUIRE_THROWS_WITH(
+      (TwoStageRandomizer<double, labeldp::PoissonLogLoss<double>>::fit(vec({-1, 1}), c, BudgetSplit::of(1, 1), gen)),
+      Contains("Poisson log loss needs labels >= 0, got -1"));
 }

@@ -3,12 +3,11 @@
 // RR-on-Bins optimum (paper 1's Theorem 5 limit of the bias-bounded randomizer).
 #pragma once
 
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <cmath>
 #include <limits>
 #include <vector>
-
-#include <Eigen/Core>
-#include <Eigen/SparseCore>
 
 #include "oracles/glpk_oracle.hpp"
 
@@ -97,7 +96,8 @@ inline SparseLinearProgram unbiased_lp(const Eigen::VectorXd& labels, const Eige
 }
 
 /// The k x n probability matrix of a solution of unbiased_lp().
-inline Eigen::MatrixXd unbiased_lp_matrix(const Eigen::VectorXd& x, Eigen::Index k, Eigen::Index n, UnbiasedLpForm form) {
+inline Eigen::MatrixXd unbiased_lp_matrix(const Eigen::VectorXd& x, Eigen::Index k, Eigen::Index n,
+                                          UnbiasedLpForm form) {
   Eigen::MatrixXd M(k, n);
   for (Eigen::Index y = 0; y < k; ++y)
     for (Eigen::Index i = 0; i < n; ++i)

@@ -2,11 +2,9 @@
 // seeds (oracles/statistics.hpp). URR uses the core exact bernoulli(); the mechanism rows the
 // core exact alias table.
 #include <catch2/catch.hpp>
-
-#include <vector>
-
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
+#include <vector>
 
 #include "oracles/statistics.hpp"
 

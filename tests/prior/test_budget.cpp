@@ -1,10 +1,8 @@
 // Tests of labeldp/prior/budget.hpp: Theorem 7's split sqrt(k/n), its clamping, and validation.
 #include <catch2/catch.hpp>
-
 #include <cmath>
-#include <limits>
-
 #include <labeldp/prior/budget.hpp>
+#include <limits>
 
 using Catch::Matchers::Contains;
 using labeldp::BudgetSplit;

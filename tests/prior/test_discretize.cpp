@@ -1,13 +1,11 @@
 // Tests of labeldp/prior/discretize.hpp: grid construction, clipping and the three rounding
 // rules against a brute-force scan of the support, and validation.
 #include <catch2/catch.hpp>
-
 #include <cmath>
-#include <limits>
-#include <random>
-
 #include <labeldp/io/csv.hpp>
 #include <labeldp/prior/discretize.hpp>
+#include <limits>
+#include <random>
 
 using Catch::Matchers::Contains;
 using labeldp::Discretizer;
@@ -47,7 +45,7 @@ TEST_CASE("grid: wages clipped to [0, 5000] and rounded to 50", "[discretize]") 
   CHECK(d.lo() == 0.0);
   CHECK(d.hi() == 5000.0);
   CHECK(d(354.94) == 350.0);
-  CHECK(d(375.0) == 400.0);   // tie rounds up
+  CHECK(d(375.0) == 400.0);  // tie rounds up
   CHECK(d(374.99) == 350.0);
   CHECK(d(50.05) == 50.0);
   CHECK(d(18777.2) == 5000.0);  // clipped
@@ -163,8 +161,10 @@ TEST_CASE("CPS wages: every discretized wage is a support point, clipping only t
   for (double w : wages) {
     const double q = d(w);
     REQUIRE(q == 50.0 * std::round(std::min(w, 5000.0) / 50.0));  // independent formula on this grid
-    if (w > 5000) ++clipped;
-    else max_err = std::max(max_err, std::abs(q - w));
+    if (w > 5000)
+      ++clipped;
+    else
+      max_err = std::max(max_err, std::abs(q - w));
   }
   CHECK(max_err <= 25.0);
   CHECK(clipped > 0);

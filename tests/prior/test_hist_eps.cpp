@@ -4,15 +4,13 @@
 // (fixed seed); the expected noisy histogram computed exactly by convolution; Algorithm 4's
 // defining inequalities for its nodes; direct counting of the returned noisy labels.
 #include <catch2/catch.hpp>
-
 #include <cmath>
-#include <limits>
-#include <random>
-#include <vector>
-
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/prior/hist_eps.hpp>
+#include <limits>
+#include <random>
+#include <vector>
 
 using labeldp::HistEpsOptions;
 using labeldp::Index;

@@ -3,17 +3,15 @@
 // fixed seeds; the test is shown to reject the textbook scale 1/eps), exact privacy of the noisy
 // and of the clipped counts at neighbouring count vectors, the all-clipped fallback, and
 // validation.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
+#include <labeldp/core/random.hpp>
+#include <labeldp/prior/private_histogram.hpp>
 #include <limits>
 #include <map>
 #include <span>
 #include <vector>
-
-#include <labeldp/core/random.hpp>
-#include <labeldp/prior/private_histogram.hpp>
 
 #include "oracles/statistics.hpp"
 
@@ -135,7 +133,8 @@ TEST_CASE("private histogram: noisy counts are eps-DP at every neighbouring pair
   CHECK(worst >= eps - 1e-9);
 }
 
-TEST_CASE("private histogram: clipped counts (what the prior is built from) are eps-DP (exact)", "[private_histogram]") {
+TEST_CASE("private histogram: clipped counts (what the prior is built from) are eps-DP (exact)",
+          "[private_histogram]") {
   // max(h + Z, 0): P[0] = P[Z <= -h] and P[c] = pmf(c - h) for c > 0. Enumerating every clipped
   // vector in a window checks that clipping does not break the guarantee (post-processing).
   const double eps = 1.3;

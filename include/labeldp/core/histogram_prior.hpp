@@ -86,9 +86,9 @@ class HistogramPrior {
       if (!std::isfinite(edges[i]))
         detail::fail_parameter_at("edges", "must be finite", double(edges[i]), "edge " + std::to_string(i));
       if (i > 0 && !(edges[i] > edges[i - 1]))
-        detail::fail_parameter_at("edges", "must be strictly increasing (each lo < hi, cells sorted, not overlapping)",
-                                  double(edges[i]),
-                                  "edge " + std::to_string(i) + " after " + detail::format_number(double(edges[i - 1])));
+        detail::fail_parameter_at(
+            "edges", "must be strictly increasing (each lo < hi, cells sorted, not overlapping)", double(edges[i]),
+            "edge " + std::to_string(i) + " after " + detail::format_number(double(edges[i - 1])));
     }
     for (std::size_t i = 0; i < masses.size(); ++i)
       if (!std::isfinite(masses[i]) || masses[i] < 0)
@@ -99,7 +99,8 @@ class HistogramPrior {
     h.m_edges = Eigen::Map<const Vector<Scalar>>(edges.data(), Index(edges.size()));
     h.m_masses = Eigen::Map<const Vector<Scalar>>(masses.data(), m);
     const Scalar total = h.m_masses.sum();
-    if (!(total > 0)) throw std::invalid_argument("'mass' must not be all 0: at least one cell needs positive mass, got total 0");
+    if (!(total > 0))
+      throw std::invalid_argument("'mass' must not be all 0: at least one cell needs positive mass, got total 0");
     if (!std::isfinite(total)) detail::fail_parameter("mass", "must have a finite sum", double(total));
     h.m_masses /= total;
     h.finish();
@@ -184,7 +185,8 @@ class HistogramPrior {
       std::size_t start = 0;
       for (;;) {
         const std::size_t comma = text.find(',', start);
-        fields.push_back(detail::trim_view(text.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+        fields.push_back(
+            detail::trim_view(text.substr(start, comma == std::string_view::npos ? comma : comma - start)));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }

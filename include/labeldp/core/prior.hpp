@@ -121,7 +121,8 @@ class FinitePrior {
   /// \throws std::invalid_argument when `y` is not a support value.
   Index index_of(Scalar y) const {
     const Index i = find(y);
-    if (i < 0) throw std::invalid_argument("label " + detail::format_number(double(y)) + " is not a value of the prior");
+    if (i < 0)
+      throw std::invalid_argument("label " + detail::format_number(double(y)) + " is not a value of the prior");
     return i;
   }
 

@@ -67,18 +67,26 @@ class ChaCha20 {
   }
 
  private:
-  static constexpr std::size_t kBlocks = 8;                     // blocks generated per refill
-  static constexpr std::size_t kBufferWords = kBlocks * 8;      // 64-bit words per refill
+  static constexpr std::size_t kBlocks = 8;                 // blocks generated per refill
+  static constexpr std::size_t kBufferWords = kBlocks * 8;  // 64-bit words per refill
 
   static void quarter(Block& x, int a, int b, int c, int d) {
     auto& A = x[std::size_t(a)];
     auto& B = x[std::size_t(b)];
     auto& C = x[std::size_t(c)];
     auto& D = x[std::size_t(d)];
-    A += B; D ^= A; D = std::rotl(D, 16);
-    C += D; B ^= C; B = std::rotl(B, 12);
-    A += B; D ^= A; D = std::rotl(D, 8);
-    C += D; B ^= C; B = std::rotl(B, 7);
+    A += B;
+    D ^= A;
+    D = std::rotl(D, 16);
+    C += D;
+    B ^= C;
+    B = std::rotl(B, 12);
+    A += B;
+    D ^= A;
+    D = std::rotl(D, 8);
+    C += D;
+    B ^= C;
+    B = std::rotl(B, 7);
   }
 
   // Four lanes of 32-bit words (GCC/Clang vector extension, SSE2 width, part of the x86-64 and
@@ -90,10 +98,18 @@ class ChaCha20 {
   static Lanes rotl(Lanes v, int r) { return (v << r) | (v >> (32 - r)); }
 
   static void qr(Lanes& a, Lanes& b, Lanes& c, Lanes& d) {
-    a += b; d ^= a; d = rotl(d, 16);
-    c += d; b ^= c; b = rotl(b, 12);
-    a += b; d ^= a; d = rotl(d, 8);
-    c += d; b ^= c; b = rotl(b, 7);
+    a += b;
+    d ^= a;
+    d = rotl(d, 16);
+    c += d;
+    b ^= c;
+    b = rotl(b, 12);
+    a += b;
+    d ^= a;
+    d = rotl(d, 8);
+    c += d;
+    b ^= c;
+    b = rotl(b, 7);
   }
 
   void refill() {
@@ -109,7 +125,8 @@ class ChaCha20 {
     Lanes in[16];
     for (std::size_t w = 0; w < 16; ++w) in[w] = Lanes{} + m_state[w];
     // 64-bit block counter in words 12-13 so the stream never repeats within 2^64 blocks.
-    const Lanes offset{std::uint32_t(first), std::uint32_t(first + 1), std::uint32_t(first + 2), std::uint32_t(first + 3)};
+    const Lanes offset{std::uint32_t(first), std::uint32_t(first + 1), std::uint32_t(first + 2),
+                       std::uint32_t(first + 3)};
     in[12] += offset;
     in[13] -= (in[12] < m_state[12]);  // a lane comparison is -1 where true: adds the carry
     Lanes x[16];

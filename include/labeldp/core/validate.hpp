@@ -22,8 +22,7 @@ inline std::string format_number(double v) {
 }
 
 [[noreturn]] inline void fail_parameter(std::string_view name, std::string_view rule, double value) {
-  throw std::invalid_argument("'" + std::string(name) + "' " + std::string(rule) + ", got " +
-                              format_number(value));
+  throw std::invalid_argument("'" + std::string(name) + "' " + std::string(rule) + ", got " + format_number(value));
 }
 
 }  // namespace detail
@@ -47,9 +46,8 @@ inline void validate_finite(std::string_view name, double value) {
 /// Throws unless `value` is finite and lies in the closed interval [lo, hi].
 inline void validate_in_range(std::string_view name, double value, double lo, double hi) {
   if (!std::isfinite(value) || value < lo || value > hi)
-    detail::fail_parameter(name, "must be finite and in [" + detail::format_number(lo) + ", " +
-                                     detail::format_number(hi) + "]",
-                           value);
+    detail::fail_parameter(
+        name, "must be finite and in [" + detail::format_number(lo) + ", " + detail::format_number(hi) + "]", value);
 }
 
 /// Privacy parameters: epsilon must be finite and positive.

@@ -51,7 +51,7 @@ namespace labeldp {
 /// // result.noisy_labels[i] is the 1.0-label-DP version of wages[i]
 /// \endcode
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
+requires NoisyLabelLoss<Loss, Scalar>
 class TwoStageRandomizer {
  public:
   /// Runs both stages on the counts \f$h_y\f$ of the labels over `support`.
@@ -145,11 +145,9 @@ struct TwoStageResult {
 /// \throws std::invalid_argument for a bad eps, no labels, a non-finite label, or support values
 ///         the loss rejects.
 template <typename Scalar, std::uniform_random_bit_generator G, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-TwoStageResult<Scalar, Loss> two_stage_privatize(const Discretizer<Scalar>& disc,
-                                                 std::type_identity_t<std::span<const Scalar>> labels, double eps,
-                                                 G& gen, const Loss& loss = Loss{},
-                                                 const BudgetSplit* budget = nullptr) {
+requires NoisyLabelLoss<Loss, Scalar> TwoStageResult<Scalar, Loss> two_stage_privatize(
+    const Discretizer<Scalar>& disc, std::type_identity_t<std::span<const Scalar>> labels, double eps, G& gen,
+    const Loss& loss = Loss{}, const BudgetSplit* budget = nullptr) {
   if (labels.empty()) throw std::invalid_argument("'labels' must not be empty");
   std::vector<Index> index(labels.size());
   std::vector<std::int64_t> counts(std::size_t(disc.size()), 0);

@@ -54,7 +54,8 @@ class Discretizer {
   static Discretizer grid(Scalar lo, Scalar hi, Scalar resolution, Rounding rounding = Rounding::Nearest) {
     validate_finite("lo", double(lo));
     validate_finite("hi", double(hi));
-    if (!(hi > lo)) detail::fail_parameter("hi", "must be greater than 'lo' = " + detail::format_number(double(lo)), double(hi));
+    if (!(hi > lo))
+      detail::fail_parameter("hi", "must be greater than 'lo' = " + detail::format_number(double(lo)), double(hi));
     validate_finite_positive("resolution", double(resolution));
     const double steps = std::floor(double(hi - lo) / double(resolution) * (1 + 1e-9));
     if (!(steps <= 1e7))
@@ -99,9 +100,12 @@ class Discretizer {
     if (m_support[hi_i] == y) return hi_i;
     const Index lo_i = hi_i - 1;
     switch (m_rounding) {
-      case Rounding::Floor: return lo_i;
-      case Rounding::Ceil: return hi_i;
-      case Rounding::Nearest: break;
+      case Rounding::Floor:
+        return lo_i;
+      case Rounding::Ceil:
+        return hi_i;
+      case Rounding::Nearest:
+        break;
     }
     return (y - m_support[lo_i] < m_support[hi_i] - y) ? lo_i : hi_i;
   }

@@ -31,9 +31,7 @@ inline constexpr double kHistogramSensitivity = 2;
 /// `eps`-DP: \f$\alpha = e^{-\varepsilon/2}\f$ rounded up (discrete_laplace_alpha()), so the
 /// realized guarantee \f$2\ln(1/\alpha)\f$ never exceeds `eps`.
 /// \throws std::invalid_argument naming 'eps' unless it is finite and positive.
-inline double private_histogram_alpha(double eps) {
-  return discrete_laplace_alpha(eps, kHistogramSensitivity);
-}
+inline double private_histogram_alpha(double eps) { return discrete_laplace_alpha(eps, kHistogramSensitivity); }
 
 /// Result of private_histogram(): the private prior and the released noisy counts.
 /// \tparam Scalar floating-point type of the prior.
@@ -120,8 +118,9 @@ PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::s
                                 std::to_string(support.size()) + " values");
   for (Index i = 1; i < support.size(); ++i)
     if (!(support[i] > support[i - 1]))
-      throw std::invalid_argument("'support' must be strictly increasing: " + detail::format_number(double(support[i - 1])) +
-                                  " then " + detail::format_number(double(support[i])));
+      throw std::invalid_argument(
+          "'support' must be strictly increasing: " + detail::format_number(double(support[i - 1])) + " then " +
+          detail::format_number(double(support[i])));
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] < 0)
       throw std::invalid_argument("'counts' must be non-negative, got " + std::to_string(counts[i]) +
@@ -129,7 +128,10 @@ PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::s
   const std::vector<Scalar> values(support.data(), support.data() + support.size());
   // Start from the uniform prior (also the fallback); from_weights rejects bad supports.
   PrivateHistogram<Scalar> out{FinitePrior<Scalar>::from_weights(values, std::vector<Scalar>(values.size(), Scalar(1))),
-                               {}, false, eps, private_histogram_alpha(eps)};
+                               {},
+                               false,
+                               eps,
+                               private_histogram_alpha(eps)};
   const double alpha = out.alpha;
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max() / 2;
   out.noisy_counts.resize(counts.size());

@@ -21,18 +21,17 @@ namespace labeldp::detail {
 /// What the reference returns.
 template <typename Scalar = double>
 struct RROnBinsReferenceResult {
-  Vector<Scalar> phi;     ///< \f$\Phi(y_i)\f$ for each prior value (from the traceback)
-  Scalar expected_loss;   ///< \f$\min_d A[k][d]/(d - 1 + e^\varepsilon)\f$
-  Index bins;             ///< the minimizing d
+  Vector<Scalar> phi;    ///< \f$\Phi(y_i)\f$ for each prior value (from the traceback)
+  Scalar expected_loss;  ///< \f$\min_d A[k][d]/(d - 1 + e^\varepsilon)\f$
+  Index bins;            ///< the minimizing d
 };
 
 /// Algorithm 2 as printed (see the file comment). Ties are broken towards the smallest d and,
 /// in \f$A[i][j]\f$, the smallest r.
 /// \throws std::invalid_argument for a bad eps or a label the loss rejects.
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-  requires NoisyLabelLoss<Loss, Scalar>
-RROnBinsReferenceResult<Scalar> rr_on_bins_reference(const FinitePrior<Scalar>& prior, double eps,
-                                                     const Loss& loss = {}) {
+requires NoisyLabelLoss<Loss, Scalar> RROnBinsReferenceResult<Scalar> rr_on_bins_reference(
+    const FinitePrior<Scalar>& prior, double eps, const Loss& loss = {}) {
   validate_epsilon(eps);
   const Index k = prior.size();
   for (Index i = 0; i < k; ++i) loss.validate_label(prior.value(i));

@@ -3,10 +3,9 @@
 /// kept as the slow reference that the column-generation solver is tested against.
 #pragma once
 
+#include <Eigen/Core>
 #include <cmath>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "labeldp/core/types.hpp"
 #include "labeldp/optim/simplex.hpp"

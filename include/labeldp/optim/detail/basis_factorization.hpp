@@ -4,11 +4,10 @@
 /// (periodically, or when its residuals drift). Internal to RevisedSimplex.
 #pragma once
 
-#include <cmath>
-#include <vector>
-
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <cmath>
+#include <vector>
 
 namespace labeldp::optim::detail {
 
@@ -152,7 +151,7 @@ class BasisFactorization {
   // changes the representation, not the matrix represented.
   mutable Eigen::MatrixXd m_inverse;
   mutable bool m_pending = false;
-  Eigen::VectorXd m_u;      // pending update: B^{-1} -= m_u * m_row
+  Eigen::VectorXd m_u;  // pending update: B^{-1} -= m_u * m_row
   Eigen::RowVectorXd m_row;
   // Work vector: FTRAN/BTRAN run once or twice per pivot, and must not allocate.
   mutable Eigen::VectorXd m_scratch;
