@@ -6,7 +6,8 @@
 /// baselines, two-stage) -> io (CSV, JSON).
 #pragma once
 
-// clang-format off (one group per layer, in layer order)
+// One group per layer, in layer order.
+// clang-format off
 #include "labeldp/core/audit.hpp"
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
