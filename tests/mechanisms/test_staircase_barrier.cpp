@@ -132,7 +132,7 @@ TEST_CASE("staircase barrier: optimum and certified bound match GLPK on every ro
         const labeldp::test::GlpkResult g = glpk_optimum(c, eps);
         REQUIRE(g.status == SolveStatus::Optimal);
         const auto r = labeldp::detail::solve_staircase_barrier(c.Q);
-        REQUIRE(r.status == labeldp::detail::StaircaseBarrierStatus::Converged);
+        REQUIRE(r.status == labeldp::optim::SolveStatus::Optimal);
         CHECK(labeldp::test::close_relative(r.primal_objective, g.objective, 1e-7));
         // The bound is a certificate: never above the optimum, and tight at convergence.
         const double bound = labeldp::detail::staircase_lagrangian_bound(c.Q, r.duals);
@@ -165,7 +165,7 @@ TEST_CASE("staircase barrier: crossover columns give the exact optimum, certifie
       const Case c = make_case(prior, eps, n, StaircaseRows::Unbiased, 0);
       INFO(shape_name(shape) << " k=" << k << " n=" << n << " eps=" << eps);
       const auto r = labeldp::detail::solve_staircase_barrier(c.Q);
-      REQUIRE(r.status == labeldp::detail::StaircaseBarrierStatus::Converged);
+      REQUIRE(r.status == labeldp::optim::SolveStatus::Optimal);
       std::vector<labeldp::detail::StaircaseColumn> cols =
           labeldp::detail::staircase_barrier_columns(r, c.Q.outputs, c.Q.low);
       CHECK(!cols.empty());
@@ -256,13 +256,13 @@ TEST_CASE("staircase barrier: a time limit of 0 ends with TimeLimit and a valid 
   labeldp::detail::StaircaseBarrierOptions o;
   o.time_limit = 0;
   const auto r = labeldp::detail::solve_staircase_barrier(c.Q, o);
-  CHECK(r.status == labeldp::detail::StaircaseBarrierStatus::TimeLimit);
+  CHECK(r.status == labeldp::optim::SolveStatus::TimeLimit);
   CHECK(r.iterations == 0);
   REQUIRE(r.duals.allFinite());
   // Whatever the iterate, its duals' Lagrangian bound is a valid lower bound.
   CHECK(labeldp::detail::staircase_lagrangian_bound(c.Q, r.duals) <= g.objective + 1e-12 * std::abs(g.objective));
   // Without the limit the same problem converges.
-  CHECK(labeldp::detail::solve_staircase_barrier(c.Q).status == labeldp::detail::StaircaseBarrierStatus::Converged);
+  CHECK(labeldp::detail::solve_staircase_barrier(c.Q).status == labeldp::optim::SolveStatus::Optimal);
 }
 
 TEST_CASE("optimal_unbiased_on_outputs: the near-uniform k = 214 prior with zero-probability labels, grid 51",

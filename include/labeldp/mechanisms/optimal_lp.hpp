@@ -331,7 +331,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     const detail::StaircaseBarrierResult br = detail::solve_staircase_barrier(bp, bo);
     // A barrier that did not converge (it can stall at large eps) leaves the master to the
     // interval seed below and column generation.
-    seed_intervals = br.status != detail::StaircaseBarrierStatus::Converged;
+    seed_intervals = br.status != optim::SolveStatus::Optimal;
     if (br.duals.size() == k && br.duals.allFinite() && br.mechanism.allFinite() && br.top.allFinite()) {
       barrier_duals = oracle.master_duals(br.duals);
       const optim::PricedColumns priced = oracle(barrier_duals);

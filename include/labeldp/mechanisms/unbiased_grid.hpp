@@ -199,7 +199,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   const detail::StaircaseBarrierResult ipm = detail::solve_staircase_barrier(Q, barrier_options);
   double ipm_bound = -std::numeric_limits<double>::infinity();
   if (ipm.duals.allFinite()) ipm_bound = detail::staircase_lagrangian_bound(Q, ipm.duals);
-  if (ipm.status == detail::StaircaseBarrierStatus::Converged) {
+  if (ipm.status == optim::SolveStatus::Optimal) {
     // Its mechanism, every column clamped into its cone [low T_o, T_o] (the staircase
     // decomposition of the interior point, merged back per output).
     UnbiasedResult<Scalar> result;
@@ -231,7 +231,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   std::vector<detail::StaircaseColumn> columns;
   // A stalled barrier still returns its best certified iterate: near the optimum (rows met to
   // 1e-6) its columns are the crossover's best start.
-  const bool ipm_usable = ipm.status == detail::StaircaseBarrierStatus::Converged ||
+  const bool ipm_usable = ipm.status == optim::SolveStatus::Optimal ||
                           (ipm.primal_residual <= 1e-6 && ipm.mechanism.allFinite() && ipm.top.allFinite());
   if (ipm_usable) columns = detail::staircase_barrier_columns(ipm, scaled, P.low);
   Index lo_end = lo_index, hi_end = hi_index;

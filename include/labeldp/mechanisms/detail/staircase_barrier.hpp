@@ -103,15 +103,15 @@ class StaircaseBarrier {
         best.iteration = it;
       }
       if (rp <= options.tolerance && gap <= options.tolerance) {
-        out.status = StaircaseBarrierStatus::Converged;
+        out.status = optim::SolveStatus::Optimal;
         break;
       }
       if (it >= options.max_iterations) {
-        out.status = StaircaseBarrierStatus::IterationLimit;
+        out.status = optim::SolveStatus::IterationLimit;
         break;
       }
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= options.time_limit) {
-        out.status = StaircaseBarrierStatus::TimeLimit;
+        out.status = optim::SolveStatus::TimeLimit;
         break;
       }
       // Progress: any of the row residual, the complementarity and the certified gap (absolute,
@@ -128,11 +128,11 @@ class StaircaseBarrier {
       if (progress) {
         stalled = 0;
       } else if (++stalled >= 15) {
-        out.status = StaircaseBarrierStatus::Stalled;
+        out.status = optim::SolveStatus::NumericalIssue;
         break;
       }
       if (!factorize()) {
-        out.status = StaircaseBarrierStatus::Stalled;
+        out.status = optim::SolveStatus::NumericalIssue;
         break;
       }
       m_factorized = true;
@@ -162,9 +162,9 @@ class StaircaseBarrier {
       take_step(d, std::min(1.0, eta * ap), std::min(1.0, eta * ad));
     }
     // The best certified iterate if the last one is worse (roundoff near the end).
-    if (best.T.size() && !(out.status == StaircaseBarrierStatus::Converged && best.iteration == out.iterations)) {
-      if (out.status != StaircaseBarrierStatus::Converged && best.gap <= options.tolerance)
-        out.status = StaircaseBarrierStatus::Converged;
+    if (best.T.size() && !(out.status == optim::SolveStatus::Optimal && best.iteration == out.iterations)) {
+      if (out.status != optim::SolveStatus::Optimal && best.gap <= options.tolerance)
+        out.status = optim::SolveStatus::Optimal;
       m_T = best.T;
       m_U = best.U;
       m_G = best.G;

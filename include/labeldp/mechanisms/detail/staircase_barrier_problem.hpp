@@ -34,6 +34,7 @@
 
 #include "labeldp/core/types.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
+#include "labeldp/optim/simplex_types.hpp"
 
 namespace labeldp::detail {
 
@@ -80,23 +81,21 @@ struct StaircaseBarrierOptions {
   /// point then uses only the outputs that matter.
   double drop_threshold = 1e-9;
   /// Wall-clock limit in seconds (>= 0; infinity = none), checked before every iteration: when
-  /// it has passed, the solve ends with StaircaseBarrierStatus::TimeLimit and the best iterate.
+  /// it has passed, the solve ends with optim::SolveStatus::TimeLimit and the best iterate.
   double time_limit = std::numeric_limits<double>::infinity();
 };
 
-/// How solve_staircase_barrier() ended.
-enum class StaircaseBarrierStatus {
-  Converged,       ///< residuals and gap below the tolerance
-  IterationLimit,  ///< max_iterations reached (the last iterate is returned)
-  /// The iterates stopped progressing with the primal rows still violated: typically an
-  /// infeasible LP (outputs that do not bracket the targets) or a numerical breakdown.
-  Stalled,
-  TimeLimit  ///< StaircaseBarrierOptions::time_limit passed (the best iterate is returned)
-};
+// How solve_staircase_barrier() ends (StaircaseBarrierResult::status), in the library's one
+// status vocabulary:
+// Optimal (residuals and gap below the tolerance), IterationLimit (max_iterations reached; the
+// last iterate is returned), NumericalIssue (the iterates stopped progressing with the primal
+// rows still violated: typically an infeasible LP -- outputs that do not bracket the targets --
+// or a numerical breakdown), TimeLimit (StaircaseBarrierOptions::time_limit passed; the best
+// iterate is returned).
 
 /// Outcome of solve_staircase_barrier(), in the caller's units.
 struct StaircaseBarrierResult {
-  StaircaseBarrierStatus status = StaircaseBarrierStatus::Stalled;
+  optim::SolveStatus status = optim::SolveStatus::NumericalIssue;
   Eigen::MatrixXd mechanism;    ///< k x n: \f$v_{y,o} = \ell T_o + u_{y,o}\f$ (rows sum to ~1)
   Eigen::VectorXd top;          ///< n: \f$T_o\f$, the cone's top of each output's column
   Eigen::VectorXd top_dual;     ///< n: multiplier of \f$T_o \ge 0\f$ (large: output unused)
