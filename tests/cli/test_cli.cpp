@@ -2,9 +2,6 @@
 // of the CLI contract (the labeldp CLI contract), run as a separate process. The program is looked
 // up next to this test executable (all binaries go to build/bin/); when it was not built (e.g.
 // LABELDP_BUILD_EXAMPLES=OFF) the tests warn and do nothing.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -22,98 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_harness.hpp"
 #include "oracles/statistics.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;
+using namespace labeldp::test::cli;
 
 namespace {
-
-fs::path cli_path() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return self.parent_path() / "labeldp";
-}
-
-bool have_cli() { return fs::exists(cli_path()); }
-
-#define REQUIRE_CLI()                                                           \
-  do {                                                                          \
-    if (!have_cli()) {                                                          \
-      WARN("labeldp program not found at " << cli_path().string()               \
-                                           << ": CLI tests skipped (build the " \
-                                              "labeldp_cli target)");           \
-      return;                                                                   \
-    }                                                                           \
-  } while (0)
-
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / ("labeldp_test_cli_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-struct Cleanup {
-  ~Cleanup() {
-    std::error_code ec;
-    fs::remove_all(fs::temp_directory_path() / ("labeldp_test_cli_" + std::to_string(::getpid())), ec);
-  }
-} cleanup;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string write(const std::string& name, const std::string& text) {
-  const fs::path p = scratch() / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
-}
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs `labeldp <args>` with `input` on standard input (in the scratch directory).
-Run run(const std::string& args, const std::string& input = "") {
-  const fs::path in = scratch() / "stdin.txt", out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  std::ofstream(in, std::ios::binary) << input;
-  const std::string cmd = "cd '" + scratch().string() + "' && '" + cli_path().string() + "' " + args + " < '" +
-                          in.string() + "' > '" + out.string() + "' 2> '" + err.string() + "'";
-  const int raw = std::system(cmd.c_str());
-  Run r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-// The contract's rule for bad input: exit 2, nothing on stdout, one stderr line.
-void require_bad_input(const Run& r, const std::string& expected_fragment) {
-  INFO("stderr: " << r.err << "stdout: " << r.out);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK_THAT(r.err, StartsWith("labeldp: error: "));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Contains(expected_fragment));
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> v;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) v.push_back(l);
-  return v;
-}
-
-std::string data_file(const std::string& name) {
-  return (fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/data" / name).string();
-}
 
 // Independent brute-force audit: max over columns and ordered row pairs of ln(p/q).
 double brute_epsilon(const labeldp::Matrix<double>& p) {
@@ -509,8 +423,7 @@ TEST_CASE("cli privatize rejects a duplicate support value", "[cli][privatize]")
                     "dup_support.csv:4: duplicate value 0 (also on line 2)");
 }
 
-TEST_CASE("cli privatize: --column without --input reads a CSV with a header from standard input",
-          "[cli][privatize]") {
+TEST_CASE("cli privatize: --column without --input reads a CSV with a header from standard input", "[cli][privatize]") {
   REQUIRE_CLI();
   const auto r = run("privatize --eps 1 --lo 0 --hi 1 --resolution 1 --column wage --seed 1", "wage\n1\n0\n");
   INFO(r.err);

@@ -4,9 +4,6 @@
 // gives exit status 2, nothing on stdout and one stderr line that never quotes a label, and
 // `--output` is written atomically. The program is run as a separate process, looked up next to
 // this test executable; when it was not built the tests warn and do nothing.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -19,88 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_harness.hpp"
 #include "oracles/statistics.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;
+using namespace labeldp::test::cli;
 
 namespace {
-
-fs::path cli_path() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return self.parent_path() / "labeldp";
-}
-
-#define REQUIRE_CLI()                                                                                            \
-  do {                                                                                                           \
-    if (!fs::exists(cli_path())) {                                                                               \
-      WARN("labeldp program not found at " << cli_path().string() << ": CLI tests skipped (build labeldp_cli)"); \
-      return;                                                                                                    \
-    }                                                                                                            \
-  } while (0)
-
-fs::path scratch_path() { return fs::temp_directory_path() / ("labeldp_test_cli_prior_" + std::to_string(::getpid())); }
-
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    fs::create_directories(scratch_path());
-    return scratch_path();
-  }();
-  return dir;
-}
-
-struct Cleanup {
-  ~Cleanup() {
-    std::error_code ec;
-    fs::remove_all(scratch_path(), ec);
-  }
-} cleanup;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string write(const std::string& name, const std::string& text) {
-  const fs::path p = scratch() / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
-}
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs `labeldp <args>` in the scratch directory with `input` on standard input.
-Run run(const std::string& args, const std::string& input = "") {
-  const fs::path in = scratch() / "stdin.txt", out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  std::ofstream(in, std::ios::binary) << input;
-  const std::string cmd = "cd '" + scratch().string() + "' && '" + cli_path().string() + "' " + args + " < '" +
-                          in.string() + "' > '" + out.string() + "' 2> '" + err.string() + "'";
-  const int raw = std::system(cmd.c_str());
-  Run r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-// The contract's rule for bad input: exit 2, nothing on stdout, one stderr line.
-void require_bad_input(const Run& r, const std::string& expected_fragment) {
-  INFO("stderr: " << r.err << "stdout: " << r.out);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK_THAT(r.err, StartsWith("labeldp: error: "));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Contains(expected_fragment));
-}
-
-std::string data_file(const std::string& name) {
-  return (fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/data" / name).string();
-}
 
 const std::string kGrid = " --lo 0 --hi 40 --resolution 10";
 
