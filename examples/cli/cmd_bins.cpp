@@ -52,27 +52,11 @@ std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior,
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
-    std::string bins = "\"bins\":[";
-    for (Index b = 0, first = 0; b < rr.num_outputs(); ++b) {
-      Index last = first;
-      while (last + 1 < rr.num_inputs() && rr.bin_of(last + 1) == b) ++last;
-      if (b) bins += ',';
-      bins += "{\"first\":" + json_number(rr.inputs()[first]) + ",\"last\":" + json_number(rr.inputs()[last]) +
-              ",\"output\":" + json_number(rr.outputs()[b]) + "}";
-      first = last + 1;
-    }
-    bins += "]";
-    // The contract lists "bins" between "outputs" and "probabilities".
-    // Algorithm 1's matrix in doubles may exceed e^eps by an ulp; the file holds it lowered to
-    // e^eps exactly as stored (the contract's "Exactness"), and loading checks that exactly.
-    const auto exact = rr.mechanism();
-    labeldp::Matrix<double> P = exact.probabilities();
-    labeldp::cap_to_epsilon(P, a.eps);
-    std::string fields =
-        labeldp::io::mechanism_json_fields(labeldp::FiniteMechanism<double>(exact.inputs(), exact.outputs(), P));
-    fields.insert(fields.find(",\"probabilities\":") + 1, bins + ",");
-    out << "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rr-on-bins\",\"eps\":" << json_number(a.eps)
-        << ",\"loss\":\"" << a.loss << "\",\"expected_loss\":" << json_number(expected) << "," << fields << "}\n";
+    // The library's mechanism file, with the loss and its expected value after "delta".
+    const std::string text = rr.to_json(), after = "\"delta\":0,";
+    const std::size_t at = text.find(after) + after.size();
+    out << text.substr(0, at) << "\"loss\":\"" << a.loss << "\",\"expected_loss\":" << json_number(expected) << ","
+        << text.substr(at) << "\n";
   } else {
     out << "RR-on-Bins (eps " << json_number(a.eps) << ", " << a.loss << " loss): " << rr.num_outputs()
         << " bins, expected loss " << json_number(expected) << "\n";

@@ -61,6 +61,21 @@ std::vector<AnyMechanism> every_kind() {
 }  // namespace
 
 static_assert(labeldp::Mechanism<AnyMechanism>);
+static_assert(labeldp::Mechanism<labeldp::RROnBins<double>>);
+static_assert(labeldp::Mechanism<labeldp::RPWithPrior<double>>);
+
+TEST_CASE("RR-on-Bins writes its own mechanism file, which loads back with the same rows", "[mechanism_file]") {
+  for (double eps : {0.05, 1.0, 4.0}) {
+    const auto rr = labeldp::optimal_rr_on_bins(small_prior(), eps);
+    const AnyMechanism back = labeldp::io::load_mechanism(rr.to_json(), "bins.json");
+    CHECK(back.kind() == "rr-on-bins");
+    REQUIRE(back.finite());
+    CHECK(labeldp::satisfies_epsilon(back.finite()->probabilities(), eps));
+    // The stored rows are Algorithm 1's up to the roundoff cap_to_epsilon() removes.
+    CHECK((back.finite()->probabilities() - rr.mechanism().probabilities()).cwiseAbs().maxCoeff() <= 1e-15);
+    CHECK(back.finite()->outputs() == rr.outputs());
+  }
+}
 
 TEST_CASE("Every mechanism kind saves, loads back equal, stays eps-DP exactly, and samples alike", "[mechanism_file]") {
   const auto all = every_kind();

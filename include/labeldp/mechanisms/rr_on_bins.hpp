@@ -13,11 +13,15 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "labeldp/core/audit.hpp"
+#include "labeldp/core/concepts.hpp"
+#include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
@@ -164,6 +168,35 @@ class RROnBins {
     return FiniteMechanism<Scalar>(m_inputs, m_outputs, std::move(p));
   }
 
+  /// Pure eps-DP: 0.
+  double delta() const { return 0; }
+
+  /// The mechanism file (the labeldp CLI contract, `bins`): format, version, eps, the inputs,
+  /// outputs, the bins as `{"first","last","output"}` and Algorithm 1's matrix lowered to
+  /// \f$e^\varepsilon\f$ exactly as stored (cap_to_epsilon(): in doubles the two probabilities
+  /// may be \f$e^\varepsilon\f$ apart plus an ulp), which io::load_mechanism() checks exactly.
+  std::string to_json() const {
+    std::string bins = "\"bins\":[";
+    for (Index b = 0, first = 0; b < num_outputs(); ++b) {
+      Index last = first;
+      while (last + 1 < num_inputs() && bin_of(last + 1) == b) ++last;
+      if (b) bins += ',';
+      bins += "{\"first\":" + json_number(double(m_inputs[first])) +
+              ",\"last\":" + json_number(double(m_inputs[last])) + ",\"output\":" + json_number(double(m_outputs[b])) +
+              "}";
+      first = last + 1;
+    }
+    bins += "],";
+    const FiniteMechanism<Scalar> exact = mechanism();
+    Matrix<Scalar> P = exact.probabilities();
+    cap_to_epsilon(P, m_eps);
+    std::string fields = json_fields(FiniteMechanism<double>(
+        m_inputs.template cast<double>(), m_outputs.template cast<double>(), P.template cast<double>()));
+    const std::size_t at = fields.find("\"probabilities\":");  // bins go before it (the contract's order)
+    return "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"rr-on-bins\",\"eps\":" +
+           json_number(m_eps) + ",\"delta\":0," + fields.substr(0, at) + bins + fields.substr(at) + "}";
+  }
+
   /// The probability s with which the sampler draws a uniform output instead of
   /// \f$\Phi(y)\f$ (see the class comment), as the sampler realizes it; 0 when d = 1.
   long double uniform_probability() const { return m_coin_is_uniform ? m_coin : 1.0L - m_coin; }
@@ -195,6 +228,12 @@ class RROnBins {
   template <std::uniform_random_bit_generator G>
   Scalar sample(Scalar y, G& gen) const {
     return m_outputs[sample_bin(m_bin[std::size_t(input_index(y))], gen)];
+  }
+
+  /// Batch form: `out[i] = sample(in[i], gen)`, the same draws in the same order.
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
+    sample_each(*this, in, out, gen);
   }
 
   /// Exact expected noisy-label loss \f$\sum_i p_i E[\ell(M(y_i), y_i)]\f$ of Algorithm 1's
