@@ -79,6 +79,10 @@ TEST_CASE("cap_to_epsilon makes roundoff-violating matrices eps-DP exactly, remo
       const double removed = labeldp::cap_to_epsilon(p, eps);
       INFO("eps " << eps << " trial " << trial);
       CHECK(within_epsilon_long_double(p, eps));
+      // ... and as a sampler realizes it, each row over its own sum.
+      Eigen::MatrixXd realized = p;
+      for (Eigen::Index i = 0; i < p.rows(); ++i) realized.row(i) /= p.row(i).sum();
+      CHECK(within_epsilon_long_double(realized, eps));
       CHECK(removed <= 1e-14);
       CHECK((before - p).minCoeff() >= 0);  // only lowered
       CHECK((before - p).maxCoeff() <= 1e-14);
@@ -96,7 +100,13 @@ TEST_CASE("cap_to_epsilon repairs a real violation and zeroes a half-zero column
   CHECK(within_epsilon_long_double(p, std::log(2.0)));
   CHECK(p(0, 0) < 0.6);
   CHECK(p(0, 0) > 0.6 * (1 - 1e-14));
-  CHECK(removed == Approx(0.5).epsilon(1e-12));  // row 1 loses 0.7 - 0.2, row 0 only 0.3
+  // Row 1 loses 0.7 - 0.2 as stored, row 0 only 0.3; then rows summing to 0.7 and 0.5 are
+  // realized as P / sum, which puts column 1 at 0.4 / 0.143 > 2: row 1 loses more there.
+  CHECK(removed > 0.5);
+  CHECK(removed < 0.7);
+  Eigen::MatrixXd realized = p;
+  for (Eigen::Index i = 0; i < 2; ++i) realized.row(i) /= p.row(i).sum();
+  CHECK(within_epsilon_long_double(realized, std::log(2.0)));
   Eigen::MatrixXd z(2, 1);
   z << 0.0, 0.5;
   labeldp::cap_to_epsilon(z, 1.0);

@@ -72,7 +72,7 @@ TEST_CASE("RR-on-Bins writes its own mechanism file, which loads back with the s
     REQUIRE(back.finite());
     CHECK(labeldp::satisfies_epsilon(back.finite()->probabilities(), eps));
     // The stored rows are Algorithm 1's up to the roundoff cap_to_epsilon() removes.
-    CHECK((back.finite()->probabilities() - rr.mechanism().probabilities()).cwiseAbs().maxCoeff() <= 1e-15);
+    CHECK((back.finite()->probabilities() - rr.mechanism().probabilities()).cwiseAbs().maxCoeff() <= 1e-14);
     CHECK(back.finite()->outputs() == rr.outputs());
   }
 }
@@ -134,6 +134,30 @@ TEST_CASE("satisfies_epsilon decides ratios next to e^eps exactly, in the safe d
   CHECK(labeldp::satisfies_epsilon(Z, 0.01));
   Z << 0.5, 0.5, 0, 1;  // zero and positive in one column: no finite eps
   CHECK_FALSE(labeldp::satisfies_epsilon(Z, 700.0));
+}
+
+TEST_CASE("A finite mechanism eps-DP as stored but not as the sampler realizes it is refused, and capped",
+          "[mechanism_file]") {
+  // Column 0's ratio is e^eps (1 - 1e-12) as stored, but row 0 sums to 1 - 1e-10 and the sampler
+  // draws it as if divided by its sum: realized, the ratio is e^eps (1 + ~1e-10).
+  const double eps = 1.0, c = 0.2, a = c * std::exp(eps) * (1 - 1e-12);
+  labeldp::Matrix<double> P(2, 2);
+  P << a, 1 - 1e-10 - a, c, 1 - c;
+  labeldp::Vector<double> v(2);
+  v << 0, 1;
+  REQUIRE(labeldp::satisfies_epsilon(P, eps));
+  const labeldp::FiniteMechanism<double> m(v, v, P);
+  CHECK_FALSE(labeldp::satisfies_epsilon(m.realized_probabilities(), eps));
+  CHECK_THROWS_WITH(AnyMechanism::from_finite("finite", eps, m), Catch::Matchers::Contains("realized probabilities"));
+  // cap_to_epsilon caps what is realized too: afterwards both tables pass and it loads.
+  labeldp::Matrix<double> Q = P;
+  const double removed = labeldp::cap_to_epsilon(Q, eps);
+  CHECK(removed > 0);
+  CHECK(removed < 1e-9);
+  const labeldp::FiniteMechanism<double> capped(v, v, Q);
+  CHECK(labeldp::satisfies_epsilon(Q, eps));
+  CHECK(labeldp::satisfies_epsilon(capped.realized_probabilities(), eps));
+  CHECK_NOTHROW(AnyMechanism::from_finite("finite", eps, capped));
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/types.hpp"
@@ -27,12 +28,18 @@ double audit_epsilon(const Eigen::MatrixBase<Derived>& probabilities) {
   return eps;
 }
 
-/// Makes a probability matrix eps-DP *exactly as stored*: in every column, entries above
-/// \f$L \cdot m\f$ are lowered to it, where m is the column's smallest entry and L a double
-/// a few ulps below \f$e^\varepsilon\f$ (std::exp is within one ulp; the product is rounded
-/// once more), so that afterwards \f$P[i][j] \le e^\varepsilon P[i'][j]\f$ holds for the stored
-/// doubles in exact arithmetic. A column with a zero entry and a positive one (not eps-DP for
-/// any finite eps) is zeroed.
+/// Makes a probability matrix eps-DP *exactly as stored and as sampled*: in every column,
+/// entries above \f$L \cdot m\f$ are lowered to it, where m is the column's smallest entry and L
+/// a double a few ulps below \f$e^\varepsilon\f$ (std::exp is within one ulp; the product is
+/// rounded once more), so that afterwards \f$P[i][j] \le e^\varepsilon P[i'][j]\f$ holds for the
+/// stored doubles in exact arithmetic. A sampler draws each row over its own sum (the alias
+/// table's integer weights are the row's entries over their total), so rows whose sums differ --
+/// an LP solution's rows divided by floating-point sums, or rows lowered by the first pass --
+/// realize \f$P[i][j] / S_i\f$; the same cap is then applied to those ratios (with L lowered by
+/// a further \f$2^{-50}\f$ to absorb the long-double row sums), and the two passes alternate
+/// until neither changes anything (usually one or two rounds, each removing ~1e-16 of the
+/// previous one's mass). A column with a zero entry and a positive one (not eps-DP for any
+/// finite eps) is zeroed.
 ///
 /// This is the last step of every solver that builds a mechanism from a floating-point
 /// solution (the optimal LP and unbiased randomizers): their columns are non-negative
@@ -46,22 +53,44 @@ double audit_epsilon(const Eigen::MatrixBase<Derived>& probabilities) {
 /// \return the largest total mass removed from one row.
 template <typename Derived>
 double cap_to_epsilon(Eigen::MatrixBase<Derived>& probabilities, double eps) {
+  using LD = long double;
   double L = std::exp(eps);
   for (int step = 0; step < 4; ++step) L = std::nextafter(L, 0.0);
   if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
-  Eigen::VectorXd removed = Eigen::VectorXd::Zero(probabilities.rows());
-  for (Index j = 0; j < probabilities.cols(); ++j) {
-    const double lo = double(probabilities.col(j).minCoeff());
-    const double cap = lo * L;  // lo <= cap and cap <= e^eps lo in exact arithmetic
-    for (Index i = 0; i < probabilities.rows(); ++i) {
-      const double v = double(probabilities(i, j));
-      if (v > cap) {
-        removed[i] += v - cap;
-        probabilities(i, j) = typename Derived::Scalar(cap);
+  const Index k = probabilities.rows();
+  Eigen::VectorXd removed = Eigen::VectorXd::Zero(k);
+  std::vector<LD> sums(std::size_t(k), LD(1));
+  // Even rounds: the stored entries. Odd rounds: the entries over their rows' sums.
+  int quiet = 0;
+  for (int round = 0; round < 64 && quiet < 2; ++round) {
+    const bool realized = round % 2 == 1;
+    const LD limit = realized ? LD(L) * (1 - std::ldexp(LD(1), -50)) : LD(L);
+    for (Index i = 0; i < k; ++i) {
+      LD s = 0;
+      if (realized)
+        for (Index j = 0; j < probabilities.cols(); ++j) s += LD(probabilities(i, j));
+      sums[std::size_t(i)] = realized && s > 0 ? s : LD(1);
+    }
+    bool changed = false;
+    for (Index j = 0; j < probabilities.cols(); ++j) {
+      LD lo = std::numeric_limits<LD>::infinity();
+      for (Index i = 0; i < k; ++i) lo = std::min(lo, LD(probabilities(i, j)) / sums[std::size_t(i)]);
+      for (Index i = 0; i < k; ++i) {
+        const double v = double(probabilities(i, j));
+        // The cap in stored units, rounded down to a double (so it never exceeds the bound).
+        const LD bound = realized ? lo * limit * sums[std::size_t(i)] : LD(double(lo) * L);
+        double cap = double(bound);
+        if (LD(cap) > bound) cap = std::nextafter(cap, 0.0);
+        if (v > cap) {
+          removed[i] += v - cap;
+          probabilities(i, j) = typename Derived::Scalar(cap);
+          changed = true;
+        }
       }
     }
+    quiet = changed ? 0 : quiet + 1;
   }
-  return probabilities.rows() ? removed.maxCoeff() : 0.0;
+  return k ? removed.maxCoeff() : 0.0;
 }
 
 /// Where a probability matrix fails to be eps-DP: output `column`, whose entry in `high_row`

@@ -73,19 +73,27 @@ class FiniteLabelMechanism {
   }
 
   /// \throws std::invalid_argument naming an output and two inputs whose probability ratio
-  ///         exceeds e^eps (or is infinite) in exact arithmetic (satisfies_epsilon()).
+  ///         exceeds e^eps (or is infinite) in exact arithmetic (satisfies_epsilon()), in the
+  ///         stored probabilities or in those the sampler realizes: the sampler draws each row's
+  ///         integer weights over their own total, i.e. a row summing to 1 - d as if divided by
+  ///         1 - d, which can push a ratio that is exact as stored past e^eps.
   static void require_epsilon(const FiniteMechanism<double>& m, double eps) {
-    const EpsilonViolation v = find_epsilon_violation(m.probabilities(), eps);
-    if (v.column < 0) return;
-    throw std::invalid_argument("probabilities are not " + detail::format_number(eps) + "-DP: output " +
-                                detail::format_number(m.outputs()[v.column]) + " has probability " +
-                                detail::format_number(m.probabilities()(v.high_row, v.column)) + " for input " +
-                                detail::format_number(m.inputs()[v.high_row]) + " and " +
-                                detail::format_number(m.probabilities()(v.low_row, v.column)) + " for input " +
-                                detail::format_number(m.inputs()[v.low_row]) + " (ratio above e^eps)");
+    require_epsilon(m, m.probabilities(), eps, "probabilities");
+    require_epsilon(m, m.realized_probabilities(), eps, "realized probabilities (each row over its own sum)");
   }
 
  private:
+  static void require_epsilon(const FiniteMechanism<double>& m, const Matrix<double>& P, double eps, const char* what) {
+    const EpsilonViolation v = find_epsilon_violation(P, eps);
+    if (v.column < 0) return;
+    throw std::invalid_argument(std::string(what) + " are not " + detail::format_number(eps) + "-DP: output " +
+                                detail::format_number(m.outputs()[v.column]) + " has probability " +
+                                detail::format_number(P(v.high_row, v.column)) + " for input " +
+                                detail::format_number(m.inputs()[v.high_row]) + " and " +
+                                detail::format_number(P(v.low_row, v.column)) + " for input " +
+                                detail::format_number(m.inputs()[v.low_row]) + " (ratio above e^eps)");
+  }
+
   std::string m_kind;
   double m_eps;
   FiniteMechanism<double> m_mech;
