@@ -15,6 +15,7 @@
 
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/io/atomic_file.hpp"
 #include "labeldp/io/csv.hpp"
 
 namespace labeldp::cli {

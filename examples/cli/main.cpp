@@ -8,6 +8,8 @@
 
 int main(int argc, char** argv) {
   using namespace labeldp::cli;
+  // An interrupted run leaves no temporary output file behind (contract, "Common rules").
+  labeldp::io::remove_temporaries_on_signals();
   CLI::App app{"labeldp: label differential privacy mechanisms for regression", "labeldp"};
   app.require_subcommand(1);
   auto commands = command_registry();

@@ -39,6 +39,7 @@
 #include "labeldp/mechanisms/two_stage.hpp"
 #include "labeldp/mechanisms/unbiased.hpp"
 
+#include "labeldp/io/atomic_file.hpp"
 #include "labeldp/io/csv.hpp"
 #include "labeldp/io/json.hpp"
 #include "labeldp/io/json_reader.hpp"

@@ -1,12 +1,16 @@
-// Tests of labeldp/io/csv.hpp: prior files, numeric columns, line-per-label input and atomic
+// Tests of labeldp/io/csv.hpp and io/atomic_file.hpp: prior files, numeric columns, line-per-label input and atomic
 // writes. Every rejected input has its own test checking the exception type and that the
 // message names the file, the line and the offending value.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <labeldp/io/atomic_file.hpp>
 #include <labeldp/io/csv.hpp>
 #include <sstream>
 #include <string>
@@ -370,4 +374,120 @@ TEST_CASE("write_file_atomically rejects a missing directory", "[csv]") {
 TEST_CASE("write_file_atomically rejects a directory as the target", "[csv]") {
   const std::string path = scratch().string();
   REQUIRE_THROWS_WITH(labeldp::io::write_file_atomically(path, "x"), Contains("it is a directory"));
+}
+
+TEST_CASE("CsvReader refuses a line longer than its limit, naming the line and the limit", "[csv]") {
+  using labeldp::io::CsvReader;
+  std::string text = "label\n1\n";
+  text.append(CsvReader::max_record_bytes + 1, 'q');
+  text += "\n2\n";
+  std::istringstream in(text);
+  CsvReader reader(in, "big.csv");
+  std::vector<std::string> fields;
+  REQUIRE(reader.next(fields));
+  REQUIRE(reader.next(fields));
+  CHECK(fields == std::vector<std::string>{"1"});
+  try {
+    reader.next(fields);
+    FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    CHECK(msg.rfind("big.csv:3: line is longer than 16777216 bytes", 0) == 0);
+    CHECK(msg.find("qqq") == std::string::npos);  // the line itself is not echoed
+  }
+  // A line of exactly the limit is read.
+  std::string ok(CsvReader::max_record_bytes, '5');
+  std::istringstream in2(ok + "\n");
+  CsvReader reader2(in2, "edge.csv");
+  REQUIRE(reader2.next(fields));
+  CHECK(fields.at(0).size() == CsvReader::max_record_bytes);
+  CHECK_FALSE(reader2.next(fields));
+}
+
+TEST_CASE("CsvReader refuses a quoted record spanning lines beyond the limit", "[csv]") {
+  using labeldp::io::CsvReader;
+  std::string line(CsvReader::max_record_bytes / 2, 'x');
+  std::istringstream in("\"" + line + "\n" + line + "\n" + line + "\"\n");
+  CsvReader reader(in, "q.csv");
+  std::vector<std::string> fields;
+  REQUIRE_THROWS_WITH(reader.next(fields), Contains("q.csv:1: record is longer than 16777216 bytes"));
+}
+
+TEST_CASE("AtomicFileWriter keeps the mode of the file it replaces; a new file gets the umask's", "[csv]") {
+  const fs::path dir = scratch() / "mode";
+  fs::create_directories(dir);
+  const std::string path = (dir / "out.txt").string();
+  labeldp::io::write_file_atomically(path, "old\n");
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  labeldp::io::write_file_atomically(path, "new\n");
+  CHECK((fs::status(path).permissions() & fs::perms::mask) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "new\n");
+  const mode_t mask = ::umask(022);
+  ::umask(mask);
+  const std::string fresh = (dir / "fresh.txt").string();
+  labeldp::io::write_file_atomically(fresh, "x");
+  CHECK(int(fs::status(fresh).permissions() & fs::perms::mask) == int(0666 & ~mask));
+}
+
+TEST_CASE("AtomicFileWriter refuses a FIFO and follows a symbolic link to a regular file", "[csv]") {
+  const fs::path dir = scratch() / "special";
+  fs::create_directories(dir);
+  const std::string fifo = (dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  REQUIRE_THROWS_WITH(labeldp::io::write_file_atomically(fifo, "x"),
+                      Contains(fifo + ": cannot write file: it is not a regular file (a FIFO)"));
+  CHECK(fs::is_fifo(fifo));
+  REQUIRE_THROWS_WITH(labeldp::io::write_file_atomically("/dev/null", "x"),
+                      Contains("/dev/null: cannot write file: it is not a regular file (a device)"));
+  const fs::path real = dir / "real.txt", link = dir / "link.txt";
+  labeldp::io::write_file_atomically(real.string(), "old");
+  fs::create_symlink(real.filename(), link);
+  labeldp::io::write_file_atomically(link.string(), "via link");
+  CHECK(fs::is_symlink(link));
+  std::ifstream in(real);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "via link");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 3);  // pipe, real, link
+}
+
+TEST_CASE("AtomicFileWriter: SIGTERM or SIGINT during a write leaves no temporary file", "[csv]") {
+  for (int sig : {SIGTERM, SIGINT}) {
+    const fs::path dir = scratch() / ("signal" + std::to_string(sig));
+    fs::create_directories(dir);
+    const std::string path = (dir / "out.txt").string();
+    labeldp::io::write_file_atomically(path, "keep\n");
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      ::close(ready[0]);
+      // Catch2 handles these signals; the program under test is one that does not.
+      for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
+      labeldp::io::remove_temporaries_on_signals();
+      labeldp::io::AtomicFileWriter w(path);
+      w.write("partial");
+      const char c = 'r';
+      if (::write(ready[1], &c, 1) != 1) ::_exit(3);
+      for (;;) ::pause();  // killed by the signal
+    }
+    ::close(ready[1]);
+    char c = 0;
+    REQUIRE(::read(ready[0], &c, 1) == 1);
+    ::close(ready[0]);
+    // The temporary exists while the child writes.
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 2);
+    ::kill(child, sig);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);  // ended by the signal, as without the handler
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 1);
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text == "keep\n");
+  }
 }

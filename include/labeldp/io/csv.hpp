@@ -1,5 +1,5 @@
 /// \file
-/// CSV input and atomic file output for the library's file formats (the labeldp CLI
+/// CSV input for the library's file formats (the labeldp CLI
 /// contract, "Input files"). Every error is a `std::invalid_argument` whose message
 /// starts with `path:line:` and quotes the offending value, e.g.
 /// `prior.csv:7: probability -0.1 is negative`, so that a user can fix the file without a debugger.
@@ -21,7 +21,6 @@
 #include <istream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -70,7 +69,7 @@ inline std::optional<double> parse_double(std::string_view text) {
 /// escaped quote, quoted line breaks allowed; CR before LF removed; blanks around fields trimmed
 /// outside quotes; a UTF-8 byte-order mark at the start ignored). Blank lines at the end of the
 /// input are ignored; a blank line followed by more data is an error (it usually means a
-/// missing value). Memory is one record.
+/// missing value). Memory is one record, at most max_record_bytes.
 ///
 /// \code{.cpp}
 /// labeldp::io::CsvReader reader("data.csv");
@@ -125,6 +124,10 @@ class CsvReader {
     return true;
   }
 
+  /// The longest record (and line) read, in bytes: a longer one is refused naming this limit
+  /// before more memory is used (contract, "Common rules", limits).
+  static constexpr std::size_t max_record_bytes = std::size_t(1) << 24;
+
   /// The 1-based line on which the record last returned by next() starts (the header is line 1).
   std::size_t line() const { return m_line; }
 
@@ -162,8 +165,27 @@ class CsvReader {
   }
 
   // One physical line without its line break (LF or CRLF); false at end of input.
+  // At most max_record_bytes are held: a longer line is an error before more is read.
   bool read_physical_line(std::string& line) {
-    if (!std::getline(*m_in, line)) return false;
+    line.clear();
+    std::streambuf* sb = m_in->rdbuf();
+    if (!sb || !m_in->good()) return false;
+    bool any = false;
+    for (;;) {
+      const int c = sb->sbumpc();
+      if (c == std::char_traits<char>::eof()) {
+        m_in->setstate(any ? std::ios::eofbit : std::ios::eofbit | std::ios::failbit);
+        if (!any) return false;
+        break;
+      }
+      any = true;
+      if (c == '\n') break;
+      if (line.size() >= max_record_bytes) {
+        m_line = m_physical_line + 1;
+        fail("line is longer than " + std::to_string(max_record_bytes) + " bytes (the CSV reader's limit)");
+      }
+      line.push_back(char(c));
+    }
     ++m_physical_line;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (m_physical_line == 1 && line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
@@ -189,6 +211,8 @@ class CsvReader {
             // The quoted field continues on the next physical line.
             std::string more;
             if (!read_physical_line(more)) fail("quoted field is not closed before the end of the file");
+            if (line.size() + more.size() >= max_record_bytes)
+              fail("record is longer than " + std::to_string(max_record_bytes) + " bytes (the CSV reader's limit)");
             line += '\n';
             line += more;
             continue;
@@ -343,97 +367,6 @@ inline FinitePrior<double> read_prior_csv(const std::string& path) {
     throw std::invalid_argument(path + ":2-" + std::to_string(lines.back()) + ": probabilities sum to " +
                                 labeldp::detail::format_number(total) + ", not 1 (tolerance 1e-9)");
   return FinitePrior<double>::from_weights(values, weights);
-}
-
-/// An output file that appears under its final name only when complete: text goes to a
-/// temporary file in the same directory (same file system, so the final rename is atomic), and
-/// commit() renames it over `path`. If the writer is destroyed without commit() — an error
-/// happened — the temporary file is removed and `path` is left untouched, so readers never see
-/// a partially written file.
-///
-/// \code{.cpp}
-/// labeldp::io::AtomicFileWriter out("labels.txt");
-/// out.write("1.5\n");
-/// out.commit();
-/// \endcode
-class AtomicFileWriter {
- public:
-  /// Creates the temporary file next to `path`.
-  /// \throws std::invalid_argument "path: cannot write file: <reason>".
-  explicit AtomicFileWriter(std::string path) : m_path(std::move(path)) {
-    namespace fs = std::filesystem;
-    const fs::path target(m_path);
-    if (target.filename().empty()) throw std::invalid_argument(m_path + ": cannot write file: not a file name");
-    std::error_code ec;
-    if (fs::is_directory(target, ec)) throw std::invalid_argument(m_path + ": cannot write file: it is a directory");
-    std::random_device rd;
-    for (int attempt = 0; attempt < 16 && !m_file; ++attempt) {
-      // Built with append(): GCC 12 misreports operator+ chains here (-Wrestrict, PR 105329).
-      std::string name(".");
-      name.append(target.filename().string()).append(".tmp-").append(std::to_string(rd())).append(std::to_string(rd()));
-      m_tmp = (target.parent_path() / name).string();
-      // "x": fail rather than reuse an existing file (C11 exclusive mode).
-      m_file = std::fopen(m_tmp.c_str(), "wbx");
-      if (!m_file && errno != EEXIST) break;
-    }
-    if (!m_file) {
-      const int err = errno;
-      throw std::invalid_argument(m_path + ": cannot write file: " + std::strerror(err));
-    }
-  }
-
-  AtomicFileWriter(const AtomicFileWriter&) = delete;
-  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
-
-  ~AtomicFileWriter() {
-    if (m_file) {
-      std::fclose(m_file);
-      std::remove(m_tmp.c_str());
-    }
-  }
-
-  /// Appends `text`.
-  /// \throws std::invalid_argument on a write error (disk full, ...).
-  void write(std::string_view text) {
-    if (!m_file) throw std::invalid_argument(m_path + ": cannot write file: already committed");
-    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), m_file) != text.size()) {
-      const int err = errno;
-      throw std::invalid_argument(m_path + ": cannot write file: " + std::strerror(err));
-    }
-  }
-
-  /// Flushes, closes and renames the temporary file to the final path.
-  /// \throws std::invalid_argument when flushing or renaming fails (the temporary is removed).
-  void commit() {
-    if (!m_file) throw std::invalid_argument(m_path + ": cannot write file: already committed");
-    std::FILE* f = std::exchange(m_file, nullptr);
-    const bool flushed = std::fflush(f) == 0;
-    int err = errno;
-    const bool closed = std::fclose(f) == 0;
-    if (!closed) err = errno;
-    if (!flushed || !closed || std::rename(m_tmp.c_str(), m_path.c_str()) != 0) {
-      if (flushed && closed) err = errno;
-      std::remove(m_tmp.c_str());
-      throw std::invalid_argument(m_path + ": cannot write file: " + std::strerror(err));
-    }
-  }
-
-  /// The final path.
-  const std::string& path() const { return m_path; }
-
- private:
-  std::string m_path;
-  std::string m_tmp;
-  std::FILE* m_file = nullptr;
-};
-
-/// Writes `text` to `path` atomically (temporary file in the same directory, then rename): the
-/// file either keeps its old content or has exactly `text`.
-/// \throws std::invalid_argument "path: cannot write file: <reason>".
-inline void write_file_atomically(const std::string& path, const std::string& text) {
-  AtomicFileWriter out(path);
-  out.write(text);
-  out.commit();
 }
 
 }  // namespace labeldp::io
