@@ -6,20 +6,75 @@
 /// experiments, by explicit choice.
 #pragma once
 
+#include <pthread.h>
+#include <sys/random.h>
+#include <sys/types.h>
+
 #include <array>
+#include <atomic>
 #include <bit>
+#include <cerrno>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 namespace labeldp {
+
+namespace detail {
+
+/// Fills `out` with `size` bytes from getrandom(2) (the kernel CSPRNG, blocking only until it
+/// is first seeded at boot), retrying on EINTR and short reads.
+/// \throws std::runtime_error when getrandom(2) fails (e.g. ENOSYS on a kernel older than 3.17).
+inline void os_random_bytes(void* out, std::size_t size) {
+  auto* p = static_cast<unsigned char*>(out);
+  while (size > 0) {
+    const ssize_t got = ::getrandom(p, size, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("SecureRandom: getrandom(2) failed (") + std::strerror(errno) +
+                               "): no operating-system entropy to key the generator");
+    }
+    p += got;
+    size -= std::size_t(got);
+  }
+}
+
+/// Incremented in every child process right after fork() (a pthread_atfork child handler), so
+/// that a SecureRandom whose state was copied into the child notices and rekeys before its next
+/// word. A relaxed atomic: one load per word.
+inline std::atomic<std::uint64_t>& fork_generation() {
+  static std::atomic<std::uint64_t> generation{0};
+  return generation;
+}
+
+inline void on_fork_child() { fork_generation().fetch_add(1, std::memory_order_relaxed); }
+
+/// Registers on_fork_child() once per process.
+/// \throws std::runtime_error when pthread_atfork fails.
+inline void register_fork_handler() {
+  static const bool registered = [] {
+    if (::pthread_atfork(nullptr, nullptr, &on_fork_child) != 0)
+      throw std::runtime_error("SecureRandom: pthread_atfork failed: cannot detect fork()");
+    return true;
+  }();
+  (void)registered;
+}
+
+}  // namespace detail
 
 /// ChaCha20 as specified in RFC 8439, Section 2.3, used as a stream of 64-bit words
 /// (the keystream's 32-bit words taken in pairs, little-endian). Satisfies
 /// `std::uniform_random_bit_generator`.
+///
+/// Constructed from a key it is the explicit, reproducible keyed stream (tests, SeededRandom,
+/// keyed distributed runs: the user's secret as key, the record id as nonce). SecureRandom is
+/// the same cipher keyed from getrandom(2), which also rekeys after fork() -- even when used
+/// through a `ChaCha20&`. A stream is a secret, so copies are reserved to derived classes that
+/// ask for them (SeededRandom): `ChaCha20 c = secure_random;` does not compile.
 class ChaCha20 {
  public:
   using result_type = std::uint64_t;
@@ -31,15 +86,11 @@ class ChaCha20 {
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
 
   /// Keystream for `key` and `nonce`, starting at block `counter`.
-  ChaCha20(const Key& key, const Nonce& nonce, std::uint32_t counter = 0) {
-    m_state[0] = 0x61707865u;
-    m_state[1] = 0x3320646eu;
-    m_state[2] = 0x79622d32u;
-    m_state[3] = 0x6b206574u;
-    for (int i = 0; i < 8; ++i) m_state[4 + i] = key[std::size_t(i)];
-    m_state[12] = counter;
-    for (int i = 0; i < 3; ++i) m_state[13 + i] = nonce[std::size_t(i)];
-  }
+  ChaCha20(const Key& key, const Nonce& nonce, std::uint32_t counter = 0) { set_key(key, nonce, counter); }
+
+  /// Forgets the key and the buffered words. Virtual: programs hold a SecureRandom or a
+  /// SeededRandom through a `std::unique_ptr<ChaCha20>`.
+  virtual ~ChaCha20() { wipe(); }
 
   /// The ChaCha20 block function of RFC 8439, Section 2.3: 20 rounds on `in`, plus `in`.
   static Block block(const Block& in) {
@@ -61,14 +112,92 @@ class ChaCha20 {
   /// The current 16-word input state (constants, key, counter, nonce).
   const Block& state() const { return m_state; }
 
+  /// The next 64-bit word of the keystream. An OS-keyed stream (SecureRandom) first rekeys
+  /// from getrandom(2) when it was moved from or copied into a child process by fork(): one
+  /// relaxed atomic load and one well-predicted branch per word.
   result_type operator()() {
+    if (m_pos < kBufferWords && m_generation == detail::fork_generation().load(std::memory_order_relaxed)) [[likely]]
+      return m_buffer[m_pos++];
+    return next_slow();
+  }
+
+ protected:
+  struct OsKeyed {};
+  /// A stream keyed from getrandom(2) that rekeys after fork() (SecureRandom).
+  /// \throws std::runtime_error when the operating system provides no entropy.
+  explicit ChaCha20(OsKeyed) : m_os_keyed(true) {
+    detail::register_fork_handler();
+    rekey_from_os();
+  }
+
+  // Copies only for derived classes that want them (SeededRandom); a move wipes an OS-keyed
+  // source, which rekeys from the OS if used again (never replays the moved stream).
+  ChaCha20(const ChaCha20&) = default;
+  ChaCha20& operator=(const ChaCha20&) = default;
+  ChaCha20(ChaCha20&& other) noexcept : ChaCha20(static_cast<const ChaCha20&>(other)) {
+    if (other.m_os_keyed) other.wipe();
+  }
+  ChaCha20& operator=(ChaCha20&& other) noexcept {
+    if (this != &other) {
+      *this = static_cast<const ChaCha20&>(other);
+      if (other.m_os_keyed) other.wipe();
+    }
+    return *this;
+  }
+
+ private:
+  static constexpr std::uint64_t kWiped = ~std::uint64_t{0};  // never a fork generation
+
+  void set_key(const Key& key, const Nonce& nonce, std::uint32_t counter) {
+    m_state[0] = 0x61707865u;
+    m_state[1] = 0x3320646eu;
+    m_state[2] = 0x79622d32u;
+    m_state[3] = 0x6b206574u;
+    for (int i = 0; i < 8; ++i) m_state[4 + i] = key[std::size_t(i)];
+    m_state[12] = counter;
+    for (int i = 0; i < 3; ++i) m_state[13 + i] = nonce[std::size_t(i)];
+    m_pos = kBufferWords;
+  }
+
+  static constexpr std::size_t kBlocks = 8;                 // blocks generated per refill
+  static constexpr std::size_t kBufferWords = kBlocks * 8;  // 64-bit words per refill
+
+  result_type next_slow() {
+    const std::uint64_t now = detail::fork_generation().load(std::memory_order_relaxed);
+    if (m_generation != now) {
+      if (m_os_keyed)
+        rekey_from_os();  // moved from, or a child after fork(): a fresh key, never the old stream
+      else
+        m_generation = now;  // an explicitly keyed stream is reproducible by design
+    }
     if (m_pos == kBufferWords) refill();
     return m_buffer[m_pos++];
   }
 
- private:
-  static constexpr std::size_t kBlocks = 8;                 // blocks generated per refill
-  static constexpr std::size_t kBufferWords = kBlocks * 8;  // 64-bit words per refill
+  void rekey_from_os() {
+    std::array<std::uint32_t, 8 + 3> words{};
+    detail::os_random_bytes(words.data(), sizeof words);
+    Key key{};
+    Nonce nonce{};
+    for (std::size_t i = 0; i < 8; ++i) key[i] = words[i];
+    for (std::size_t i = 0; i < 3; ++i) nonce[i] = words[8 + i];
+    set_key(key, nonce, 0);
+    m_generation = detail::fork_generation().load(std::memory_order_relaxed);
+    volatile std::uint32_t* v = words.data();
+    for (std::size_t i = 0; i < words.size(); ++i) v[i] = 0;
+    volatile std::uint32_t* k = key.data();
+    for (std::size_t i = 0; i < key.size(); ++i) k[i] = 0;
+  }
+
+  // Forgets the key and the buffered words; an OS-keyed stream rekeys on its next use.
+  void wipe() noexcept {
+    volatile std::uint32_t* st = m_state.data();
+    for (std::size_t i = 0; i < m_state.size(); ++i) st[i] = 0;
+    volatile std::uint64_t* buf = m_buffer.data();
+    for (std::size_t i = 0; i < m_buffer.size(); ++i) buf[i] = 0;
+    m_pos = kBufferWords;
+    m_generation = kWiped;
+  }
 
   static void quarter(Block& x, int a, int b, int c, int d) {
     auto& A = x[std::size_t(a)];
@@ -150,28 +279,46 @@ class ChaCha20 {
   Block m_state{};
   std::array<std::uint64_t, kBufferWords> m_buffer{};
   std::size_t m_pos = kBufferWords;
+  std::uint64_t m_generation = detail::fork_generation().load(std::memory_order_relaxed);
+  bool m_os_keyed = false;
 };
 
-/// The library's default generator: ChaCha20 keyed with 256 bits of operating-system entropy
-/// (`std::random_device`, which reads getrandom(2) / /dev/urandom on Linux) and a random nonce.
-/// Cryptographically secure; never reproducible.
+/// The library's default generator: ChaCha20 keyed with a 256-bit key and a 96-bit nonce read
+/// from getrandom(2) (never RDRAND or a user-space pool). Cryptographically secure; never
+/// reproducible.
+///
+/// A generator is a secret stream, so it is **not copyable**: a copy would replay the same
+/// noise (nor can it be sliced into a ChaCha20 copy). It is movable: the moved-to generator
+/// continues the stream, and the moved-from one is wiped and rekeys itself from the operating
+/// system on its next use (a fresh, independent stream). It is **safe across fork()**: a
+/// pthread_atfork handler marks every generator copied into the child, which then rekeys from
+/// getrandom(2) before its next word, so parent and child never emit the same words (buffered
+/// words included; also when used through a `ChaCha20&`). A child created by the raw clone(2)
+/// system call or by `_Fork()` runs no fork handlers and is not covered. Not thread-safe: one
+/// generator per thread.
+///
+/// For reproducible tests use SeededRandom, and for keyed distributed runs (a retried task
+/// must redraw the same noise) ChaCha20 with your own key and the record id as nonce: both by
+/// explicit choice.
+///
+/// \code{.cpp}
+/// labeldp::SecureRandom gen;                     // keyed from getrandom(2)
+/// std::uint64_t w = gen();                       // 64 random bits
+/// labeldp::SecureRandom other = std::move(gen);  // gen rekeys itself if used again
+/// \endcode
 class SecureRandom : public ChaCha20 {
  public:
-  SecureRandom() : ChaCha20(os_key(), os_nonce()) {}
+  /// A generator keyed from getrandom(2).
+  /// \throws std::runtime_error when the operating system provides no entropy.
+  SecureRandom() : ChaCha20(OsKeyed{}) {}
 
- private:
-  static Key os_key() {
-    std::random_device rd;
-    Key k{};
-    for (auto& w : k) w = static_cast<std::uint32_t>(rd());
-    return k;
-  }
-  static Nonce os_nonce() {
-    std::random_device rd;
-    Nonce n{};
-    for (auto& w : n) w = static_cast<std::uint32_t>(rd());
-    return n;
-  }
+  SecureRandom(const SecureRandom&) = delete;
+  SecureRandom& operator=(const SecureRandom&) = delete;
+  /// Takes over `other`'s stream; `other` is wiped and rekeys from the OS on its next use.
+  SecureRandom(SecureRandom&&) noexcept = default;
+  /// Takes over `other`'s stream; `other` is wiped and rekeys from the OS on its next use.
+  SecureRandom& operator=(SecureRandom&&) noexcept = default;
+  ~SecureRandom() override = default;
 };
 
 /// ChaCha20 keyed deterministically from a 64-bit seed. Reproducible, hence NOT private:
@@ -182,6 +329,12 @@ class SeededRandom : public ChaCha20 {
   explicit SeededRandom(std::uint64_t seed)
       : ChaCha20(Key{std::uint32_t(seed), std::uint32_t(seed >> 32), 0x6c616265u, 0x6c64702du, 0x73656564u, 0, 0, 0},
                  Nonce{0, 0, 0}) {}
+
+  SeededRandom(const SeededRandom&) = default;
+  SeededRandom& operator=(const SeededRandom&) = default;
+  SeededRandom(SeededRandom&&) noexcept = default;
+  SeededRandom& operator=(SeededRandom&&) noexcept = default;
+  ~SeededRandom() override = default;
 };
 
 /// The generator used when the caller supplies none.
