@@ -125,18 +125,11 @@ void run(const Options& o) {
     throw InputError("no public support: give '--support FILE', or '--lo', '--hi' and '--resolution'");
   }
 
-  // The library's exact two-sided geometric sampler takes 2 / (1 - alpha) Bernoulli draws per
-  // count on average (about 4/E for small E, about 35 ns each): refuse budgets for which that
-  // would not finish in about ten seconds, instead of hanging (alpha rounds to 1 below E ~ 1e-16).
-  constexpr double kMaxNoiseDraws = 3e8;
-  const double draws = double(disc->size()) * 2 / (1 - labeldp::private_histogram_alpha(eps));
-  if (!(draws <= kMaxNoiseDraws)) {
-    char expected[32];
-    std::snprintf(expected, sizeof expected, "%.2g", draws);
-    throw InputError("'--eps' " + o.eps + " is too small for the exact noise sampler on " +
-                     std::to_string(disc->size()) + " support points: about " + expected +
-                     " random draws expected, more than the limit of 3e8 (use a larger --eps or fewer support points)");
-  }
+  // Checked before the labels are read: the histogram's noise needs eps >= 2^-41.
+  if (eps < labeldp::kMinHistogramEpsilon)
+    throw InputError("'--eps' " + o.eps +
+                     " is too small for the prior's histogram: it must be at least 2^-41 (4.5e-13); below, the "
+                     "noise would be wider than 2^42 counts and the prior pure noise");
 
   std::vector<std::int64_t> counts(std::size_t(disc->size()), 0);
   const std::int64_t n = count_labels(o, *disc, counts);

@@ -166,12 +166,12 @@ TEST_CASE("cli prior: bad flags are refused before reading input", "[cli][prior]
   require_bad_input(run("prior" + in + kGrid + " --eps inf"), "'--eps' must be a finite number, got 'inf'");
   require_bad_input(run("prior" + in + kGrid + " --eps abc"), "'--eps' must be a finite number, got 'abc'");
   require_bad_input(run("prior" + in + kGrid + " --eps 1 --seed 1.5"), "'--seed' must be an integer");
-  // Budgets so small that the exact sampler would run for minutes (or alpha rounds to 1).
-  require_bad_input(
-      run("prior" + in + kGrid + " --eps 1e-9"),
-      "'--eps' 1e-9 is too small for the exact noise sampler on 5 support points: about 2e+10 random draws");
+  // The exact sampler is O(1) per count at any scale: a tiny budget runs (the prior is then
+  // mostly noise); below 2^-41 the noise cannot be represented and the budget is refused.
+  CHECK(run("prior" + in + kGrid + " --eps 1e-9 --seed 1").status == 0);
+  CHECK(run("prior" + in + kGrid + " --eps 4.6e-13 --seed 1").status == 0);
   require_bad_input(run("prior" + in + kGrid + " --eps 1e-300"),
-                    "'--eps' 1e-300 is too small for the exact noise sampler");
+                    "'--eps' 1e-300 is too small for the prior's histogram: it must be at least 2^-41");
   CHECK(run("prior" + in + kGrid + " --eps 1e300 --seed 1").status == 0);
   require_bad_input(run("prior" + in + " --eps 1 --lo 5 --hi 5 --resolution 1"),
                     "'--hi' must be greater than '--lo' (5), got '5'");

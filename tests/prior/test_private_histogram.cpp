@@ -62,14 +62,25 @@ labeldp::test::ChiSquare noise_fit(double eps, int reps, std::uint64_t seed, dou
 
 }  // namespace
 
-TEST_CASE("private histogram: noise alpha is exp(-eps/2), rounded up", "[private_histogram]") {
-  for (double eps : {0.017, 0.1, 1.0, 4.0}) {
-    const double a = labeldp::private_histogram_alpha(eps);
+TEST_CASE("private histogram: noise alpha is exp(-gamma), 2 gamma <= eps exactly and close below it",
+          "[private_histogram]") {
+  for (double eps : {4.6e-13, 1e-9, 0.017, 0.1, 1.0, 4.0, 700.0, 1e300}) {
     INFO("eps = " << eps);
+    const labeldp::DiscreteLaplace noise = labeldp::private_histogram_noise(eps);
+    // gamma = s / t exactly: 2 s / t <= eps  <=>  2 s <= eps t (t a power of two, so eps t is exact).
+    const double t = double(noise.t()), s = double(noise.s());
+    CHECK(2 * s <= std::min(eps, std::ldexp(1.0, 62)) * t);
+    CHECK(noise.realized_epsilon(2) <= eps);
+    // DiscreteLaplace::for_privacy() aims max(2^-40 eps, 2^-48) below eps, then rounds gamma down to 20+ bits.
+    const double e = std::min(eps, std::ldexp(1.0, 62));
+    CHECK(2 * static_cast<double>(noise.gamma()) >=
+          (e - std::max(std::ldexp(e, -40), std::ldexp(1.0, -48))) * (1 - std::ldexp(1.0, -20)));
+    const double a = labeldp::private_histogram_alpha(eps);
     CHECK(a >= std::exp(-eps / 2));
-    CHECK(a == Approx(std::exp(-eps / 2)).epsilon(1e-15));
-    CHECK(2 * std::log(1 / a) <= eps);  // realized guarantee never exceeds eps
+    if (eps <= 4) CHECK(a == Approx(std::exp(-eps / 2)).epsilon(1e-11));
   }
+  REQUIRE_THROWS_WITH(labeldp::private_histogram_noise(4.5e-13),
+                      Catch::Matchers::Contains("'eps' must be at least 2^-41 (4.5e-13)"));
 }
 
 TEST_CASE("private histogram: noise matches the exact two-sided geometric (chi-square)", "[private_histogram]") {

@@ -27,11 +27,33 @@ namespace labeldp {
 /// \f$a\f$ to \f$b\f$ lowers \f$h_a\f$ by 1 and raises \f$h_b\f$ by 1.
 inline constexpr double kHistogramSensitivity = 2;
 
-/// The ratio \f$\alpha\f$ of the two-sided geometric noise that makes the count vector
-/// `eps`-DP: \f$\alpha = e^{-\varepsilon/2}\f$ rounded up (discrete_laplace_alpha()), so the
-/// realized guarantee \f$2\ln(1/\alpha)\f$ never exceeds `eps`.
-/// \throws std::invalid_argument naming 'eps' unless it is finite and positive.
-inline double private_histogram_alpha(double eps) { return discrete_laplace_alpha(eps, kHistogramSensitivity); }
+/// The smallest budget private_histogram() accepts, \f$2^{-41}\f$ (about 4.5e-13): below it the
+/// noise of scale \f$2/\varepsilon > 2^{42}\f$ counts cannot be represented to 20 bits
+/// (DiscreteLaplace::for_privacy()), and the prior would be noise alone.
+inline constexpr double kMinHistogramEpsilon = 4.5474735088646411895751953125e-13;  // 2^-41
+
+/// The exact noise that makes the count vector `eps`-DP: the discrete Laplace distribution
+/// \f$\Pr[Z = z] \propto e^{-\gamma |z|}\f$ with a rational \f$\gamma \le \varepsilon/2\f$
+/// (DiscreteLaplace::for_privacy() with sensitivity 2: rounded towards more noise, so the
+/// realized guarantee \f$2\gamma\f$ never exceeds `eps`; relative loss below \f$2^{-20}\f$).
+/// Budgets above \f$2^{62}\f$ use \f$2^{62}\f$ (noise 0 with probability \f$1 - e^{-2^{61}}\f$:
+/// as eps-DP, and representable).
+/// \throws std::invalid_argument naming 'eps' unless it is finite and at least
+///         kMinHistogramEpsilon.
+inline DiscreteLaplace private_histogram_noise(double eps) {
+  validate_epsilon(eps);
+  if (eps < kMinHistogramEpsilon)
+    detail::fail_parameter("eps",
+                           "must be at least 2^-41 (4.5e-13) for the prior's histogram: below, its noise would be "
+                           "wider than 2^42 counts and the prior pure noise",
+                           eps);
+  return DiscreteLaplace::for_privacy(std::min(eps, std::ldexp(1.0, 62)), kHistogramSensitivity);
+}
+
+/// The ratio \f$\alpha = e^{-\gamma}\f$ of private_histogram_noise(eps) (for pmfs, audits and
+/// tests; sampling never uses it).
+/// \throws std::invalid_argument as private_histogram_noise().
+inline double private_histogram_alpha(double eps) { return double(private_histogram_noise(eps).alpha()); }
 
 /// Result of private_histogram(): the private prior and the released noisy counts.
 /// \tparam Scalar floating-point type of the prior.
@@ -49,7 +71,7 @@ struct PrivateHistogram {
   bool uniform_fallback = false;
   /// The budget \f$\varepsilon_1\f$ spent.
   double eps = 0;
-  /// The noise ratio actually used, private_histogram_alpha(eps).
+  /// The noise ratio \f$e^{-\gamma}\f$ actually used, private_histogram_alpha(eps).
   double alpha = 0;
 };
 
@@ -81,9 +103,11 @@ FinitePrior<Scalar> prior_from_noisy_counts(const Vector<Scalar>& support, std::
 }
 
 /// Algorithm 4 of Ghazi et al. (2023) on precomputed counts: adds independent two-sided
-/// geometric noise \f$Z_y\f$, \f$\Pr[Z_y = z] \propto \alpha^{|z|}\f$ with
-/// \f$\alpha = e^{-\varepsilon/2}\f$, to every count \f$h_y\f$ (including zero counts), clips at 0
-/// and normalizes.
+/// geometric (discrete Laplace) noise \f$Z_y\f$, \f$\Pr[Z_y = z] \propto \alpha^{|z|}\f$ with
+/// \f$\alpha = e^{-\gamma} \ge e^{-\varepsilon/2}\f$ (private_histogram_noise()), to every count
+/// \f$h_y\f$ (including zero counts), clips at 0 and normalizes. Sampling is exact and O(1)
+/// expected per count at any eps (Canonne, Kamath and Steinke 2020, Algorithm 2), with the same
+/// work whatever the count.
 ///
 /// Why it is private: the counts have L1 sensitivity 2 under label replacement, and the
 /// two-sided geometric (discrete Laplace) mechanism with scale \f$2/\varepsilon\f$ is
@@ -111,7 +135,7 @@ FinitePrior<Scalar> prior_from_noisy_counts(const Vector<Scalar>& support, std::
 template <typename Scalar, std::uniform_random_bit_generator G>
 PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::span<const std::int64_t> counts,
                                            double eps, G& gen) {
-  validate_epsilon(eps);
+  const DiscreteLaplace noise = private_histogram_noise(eps);
   if (support.size() == 0) throw std::invalid_argument("'support' must not be empty");
   if (std::size_t(support.size()) != counts.size())
     throw std::invalid_argument("'counts' has " + std::to_string(counts.size()) + " entries but the support has " +
@@ -131,12 +155,11 @@ PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::s
                                {},
                                false,
                                eps,
-                               private_histogram_alpha(eps)};
-  const double alpha = out.alpha;
+                               double(noise.alpha())};
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max() / 2;
   out.noisy_counts.resize(counts.size());
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    const std::int64_t z = two_sided_geometric(alpha, gen);
+    const std::int64_t z = noise(gen);
     // Counts and noise are far below 2^62 in practice; saturate rather than overflow.
     const std::int64_t h = std::min(counts[i], kMax);
     out.noisy_counts[i] = (z > 0 ? std::min(z, kMax) : std::max(z, -kMax)) + h;
@@ -177,8 +200,8 @@ PrivateHistogram<Scalar> private_histogram_of_labels(const Vector<Scalar>& suppo
   return private_histogram(support, counts, eps, gen);
 }
 
-/// Exact probability mass \f$\Pr[Z = z] = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}\f$ of the
-/// two-sided geometric noise (for audits and goodness-of-fit tests).
+/// Probability mass \f$\Pr[Z = z] = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}\f$ of the
+/// two-sided geometric noise of ratio alpha, in doubles (for audits and goodness-of-fit tests).
 inline double two_sided_geometric_pmf(std::int64_t z, double alpha) {
   const double mag = z < 0 ? -double(z) : double(z);
   return (1 - alpha) / (1 + alpha) * std::pow(alpha, mag);
