@@ -12,6 +12,7 @@
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/json_writer.hpp"
+#include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"

@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <functional>
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/concepts.hpp>
 #include <labeldp/mechanisms/additive_noise.hpp>
@@ -19,39 +18,6 @@ using labeldp::LaplaceMechanism;
 static_assert(labeldp::Mechanism<LaplaceMechanism<>>);
 static_assert(labeldp::Mechanism<DiscreteLaplaceMechanism<>>);
 static_assert(labeldp::Mechanism<ExponentialMechanism<>>);
-
-TEST_CASE("LabelGrid clips and rounds labels to the public grid", "[additive_noise]") {
-  LabelGrid<> g(0.0, 100.0, 2.5);
-  CHECK(g.steps() == 40);
-  CHECK(g.index(-7.0) == 0);
-  CHECK(g.index(1.2) == 0);
-  CHECK(g.index(1.3) == 1);
-  CHECK(g.index(99.0) == 40);
-  CHECK(g.index(1e300) == 40);
-  CHECK(g.value(40) == 100.0);
-  CHECK(g.values().size() == 41);
-}
-
-TEST_CASE("LabelGrid rejects each bad parameter", "[additive_noise]") {
-  SECTION("lo >= hi") {
-    REQUIRE_THROWS_WITH(LabelGrid<>(1.0, 1.0, 0.5), "'lo' must be below 'hi', got lo = 1, hi = 1");
-  }
-  SECTION("granularity 0") {
-    REQUIRE_THROWS_WITH(LabelGrid<>(0.0, 1.0, 0.0), "'granularity' must be finite and positive, got 0");
-  }
-  SECTION("granularity not dividing") {
-    REQUIRE_THROWS_WITH(LabelGrid<>(0.0, 1.0, 0.3),
-                        "'granularity' must divide hi - lo into 1 to 2^31 steps, got 0.29999999999999999 for [0, 1]");
-  }
-  SECTION("granularity too small") {
-    REQUIRE_THROWS_WITH(LabelGrid<>(0.0, 1.0, 1e-12), Contains("must divide hi - lo into 1 to 2^31 steps"));
-  }
-  SECTION("NaN lo") { REQUIRE_THROWS_WITH(LabelGrid<>(std::nan(""), 1.0, 0.5), Contains("'lo' must be finite")); }
-  SECTION("infinite hi") { REQUIRE_THROWS_WITH(LabelGrid<>(0.0, INFINITY, 0.5), "'hi' must be finite, got inf"); }
-  SECTION("NaN label") {
-    REQUIRE_THROWS_WITH(LabelGrid<>(0.0, 1.0, 0.5).index(std::nan("")), Contains("'label' must be finite"));
-  }
-}
 
 TEST_CASE("Discrete Laplace (clipped): exact matrix audits to eps and matches the sampler", "[additive_noise]") {
   for (double eps : {0.1, 1.0, 5.0}) {
@@ -126,10 +92,9 @@ TEST_CASE("Exponential mechanism on the grid: definition and privacy", "[additiv
 namespace {
 
 using u128 = labeldp::detail::u128;
+using labeldp::test::chi_square_z;
 using labeldp::test::ChiSquare;
-
-// z-score of a chi-square statistic: the "z = 6" rule for discrete samplers.
-double chi_z(const ChiSquare& r) { return (r.statistic - r.dof) / std::sqrt(2.0 * r.dof); }
+using labeldp::test::MonteCarlo;
 
 // Exact: delta * s / t <= eps  <=>  delta * s <= floor(eps * t) (t a power of two, eps * t exact).
 bool realized_within(const DiscreteLaplace& d, double eps, std::uint64_t delta) {
@@ -143,23 +108,6 @@ long double oracle_pmf(const DiscreteLaplace& d, long double z) {
   const long double g = static_cast<long double>(d.s()) / static_cast<long double>(d.t());
   const long double a = std::exp(-g);
   return (1 - a) / (1 + a) * std::exp(-g * std::fabs(z));
-}
-
-// Chi-square of integer samples against an exact CDF on the cells (-inf, e0], (e0, e1], ...,
-// (e_last, inf).
-ChiSquare binned_fit(const std::vector<std::int64_t>& samples, const std::vector<std::int64_t>& edges,
-                     const std::function<long double(std::int64_t)>& cdf) {
-  std::vector<long long> obs(edges.size() + 1, 0);
-  for (std::int64_t z : samples) ++obs[std::size_t(std::lower_bound(edges.begin(), edges.end(), z) - edges.begin())];
-  std::vector<double> p;
-  long double prev = 0;
-  for (std::int64_t e : edges) {
-    const long double c = cdf(e);
-    p.push_back(double(c - prev));
-    prev = c;
-  }
-  p.push_back(double(1 - prev));
-  return labeldp::test::chi_square(obs, p);
 }
 
 // Cells about `scale` wide over +-8 scales (at least the integers -10..10).
@@ -177,30 +125,7 @@ ChiSquare noise_fit(const DiscreteLaplace& sampler, const DiscreteLaplace& model
   labeldp::SeededRandom g(seed);
   std::vector<std::int64_t> z(static_cast<std::size_t>(n));
   for (auto& v : z) v = sampler(g);
-  return binned_fit(z, edges_for(model.scale()), [&](std::int64_t x) { return model.cdf(x); });
-}
-
-// Monte Carlo estimate of the expected squared error under a prior, with its standard error.
-struct MonteCarlo {
-  double mean, se;
-};
-template <typename M>
-MonteCarlo monte_carlo_loss(const M& m, const labeldp::FinitePrior<>& prior, int n, std::uint64_t seed) {
-  labeldp::SeededRandom g(seed);
-  double mean = 0, var = 0;
-  for (labeldp::Index i = 0; i < prior.size(); ++i) {
-    const double y = prior.value(i);
-    double s = 0, s2 = 0;
-    for (int k = 0; k < n; ++k) {
-      const double d = m.sample(y, g) - y;
-      s += d * d;
-      s2 += d * d * d * d;
-    }
-    const double mu = s / n, v = s2 / n - mu * mu;
-    mean += prior.probability(i) * mu;
-    var += prior.probability(i) * prior.probability(i) * v / n;
-  }
-  return {mean, std::sqrt(var)};
+  return labeldp::test::binned_chi_square(z, edges_for(model.scale()), [&](std::int64_t x) { return model.cdf(x); });
 }
 
 // Labels below, on, between and above the grid points of [0, 8].
@@ -276,8 +201,8 @@ TEST_CASE("DiscreteLaplace sampler fits its exact pmf at every scale; an under-n
     const ChiSquare bad = noise_fit(mutant, d, 40000, 11);
     INFO("scale " << double(d.scale()) << ": chi2 " << fit.statistic << " dof " << fit.dof << ", mutant chi2 "
                   << bad.statistic);
-    CHECK(chi_z(fit) < 6);
-    CHECK(chi_z(bad) > 6);
+    CHECK(chi_square_z(fit) < 6);
+    CHECK(chi_square_z(bad) > 6);
   }
 }
 
@@ -287,8 +212,8 @@ TEST_CASE("DiscreteLaplace sampler fits its exact pmf (1e6 draws per scale)", "[
     const ChiSquare fit = noise_fit(d, d, 1000000, 12);
     const ChiSquare bad = noise_fit(DiscreteLaplace::for_privacy(2 * eps, 1), d, 1000000, 12);
     INFO("scale " << double(d.scale()) << ": chi2 " << fit.statistic << " dof " << fit.dof);
-    CHECK(chi_z(fit) < 6);
-    CHECK(chi_z(bad) > 6);
+    CHECK(chi_square_z(fit) < 6);
+    CHECK(chi_square_z(bad) > 6);
   }
 }
 
@@ -333,7 +258,7 @@ TEST_CASE("Discrete Laplace mechanism: exact expected loss vs brute force and Mo
       }
       INFO("eps " << eps << " clip " << clip);
       CHECK(m.expected_loss(prior) == Approx(double(brute)).epsilon(1e-9));
-      const MonteCarlo mc = monte_carlo_loss(m, prior, 20000, 5);
+      const MonteCarlo mc = labeldp::test::monte_carlo_loss(m, prior, 20000, labeldp::SeededRandom(5));
       INFO("Monte Carlo " << mc.mean << " +- " << mc.se << ", exact " << m.expected_loss(prior));
       CHECK(std::abs(mc.mean - m.expected_loss(prior)) < 6 * mc.se);
       if (clip) {
@@ -358,8 +283,8 @@ TEST_CASE("Discrete Laplace mechanism (clipped): a mutant with eps doubled fails
     }
     std::vector<double> p(fin.probabilities().row(j).data(), fin.probabilities().row(j).data() + 11);
     INFO("input index " << j);
-    CHECK(chi_z(labeldp::test::chi_square(good, p)) < 6);
-    CHECK(chi_z(labeldp::test::chi_square(bad, p)) > 6);
+    CHECK(chi_square_z(labeldp::test::chi_square(good, p)) < 6);
+    CHECK(chi_square_z(labeldp::test::chi_square(bad, p)) > 6);
   }
   for (double eps : {30.0, 700.0}) {
     const auto fin_big = DiscreteLaplaceMechanism<>(grid, eps, true).finite();
@@ -431,8 +356,8 @@ TEST_CASE("Laplace mechanism: Kolmogorov-Smirnov fit; an under-noised mutant fai
         for (int k = 1; k <= 7; ++k) p.push_back(double(m.cdf(y, 0.5 * k) - m.cdf(y, 0.5 * (k - 1))));
         p.push_back(double(m.cdf(y, std::nextafter(4.0, 0.0)) - m.cdf(y, 3.5)));
         p.push_back(double(1 - m.cdf(y, std::nextafter(4.0, 0.0))));
-        CHECK(chi_z(labeldp::test::chi_square(counts(good), p)) < 6);
-        CHECK(chi_z(labeldp::test::chi_square(counts(bad), p)) > 6);
+        CHECK(chi_square_z(labeldp::test::chi_square(counts(good), p)) < 6);
+        CHECK(chi_square_z(labeldp::test::chi_square(counts(bad), p)) > 6);
       }
     }
   }
@@ -468,7 +393,7 @@ TEST_CASE("Laplace mechanism: expected loss vs the continuous Laplace integral a
         total += prior.probability(i) * expect;
       }
       CHECK(m.expected_loss(prior) == Approx(total).epsilon(1e-7));
-      const MonteCarlo mc = monte_carlo_loss(m, prior, 20000, 6);
+      const MonteCarlo mc = labeldp::test::monte_carlo_loss(m, prior, 20000, labeldp::SeededRandom(6));
       INFO("Monte Carlo " << mc.mean << " +- " << mc.se << ", exact " << m.expected_loss(prior));
       CHECK(std::abs(mc.mean - m.expected_loss(prior)) < 6 * mc.se);
     }
@@ -496,8 +421,8 @@ TEST_CASE("Exponential mechanism (class): realized audit, fit, mutant, losses", 
       for (int o = 0; o <= 16; ++o) z += std::exp(-eps * std::abs(o - j) / 32.0);
       for (int o = 0; o <= 16; ++o) p[std::size_t(o)] = std::exp(-eps * std::abs(o - j) / 32.0) / z;
       INFO("row " << j);
-      CHECK(chi_z(labeldp::test::chi_square(good, p)) < 6);
-      if (eps >= 1) CHECK(chi_z(labeldp::test::chi_square(bad, p)) > 6);  // at 0.2 both are near uniform
+      CHECK(chi_square_z(labeldp::test::chi_square(good, p)) < 6);
+      if (eps >= 1) CHECK(chi_square_z(labeldp::test::chi_square(bad, p)) > 6);  // at 0.2 both are near uniform
     }
     double brute = 0;
     for (labeldp::Index i = 0; i < prior.size(); ++i) {
@@ -509,7 +434,7 @@ TEST_CASE("Exponential mechanism (class): realized audit, fit, mutant, losses", 
       brute += prior.probability(i) * s;
     }
     CHECK(m.expected_loss(prior) == Approx(brute).epsilon(1e-12));
-    const MonteCarlo mc = monte_carlo_loss(m, prior, 20000, 7);
+    const MonteCarlo mc = labeldp::test::monte_carlo_loss(m, prior, 20000, labeldp::SeededRandom(7));
     CHECK(std::abs(mc.mean - m.expected_loss(prior)) < 6 * mc.se);
   }
   REQUIRE_THROWS_WITH(
@@ -629,28 +554,5 @@ TEST_CASE("Exact Bernoulli draws resolve ties past the first 64 bits", "[additiv
     ScriptedRandom g{{0x1111111111111111ull, third, tail}};
     labeldp::detail::BitPool<ScriptedRandom> pool(g);
     CHECK(pool.bernoulli_expansion(0x1111111111111111ull, 1, 3) == expect);
-  }
-}
-
-TEST_CASE("round_nonnegative agrees with std::llround on [0, 2^63)", "[additive_noise]") {
-  std::vector<double> xs = {0.0,
-                            0.49999999999999994,
-                            0.5,
-                            1.5,
-                            2.5,
-                            4503599627370495.5,
-                            4503599627370497.0,
-                            9007199254740993.0,
-                            1e17,
-                            9.2e18,
-                            std::nextafter(0.5, 0.0),
-                            std::nextafter(0.5, 1.0)};
-  labeldp::SeededRandom g(4);
-  for (int i = 0; i < 100000; ++i)
-    xs.push_back(std::ldexp(double(g() >> 11), int(g() % 80) - 60));  // 53-bit mantissas, many exponents
-  for (double x : xs) {
-    if (!(x < 9.2e18)) continue;
-    INFO("x = " << labeldp::detail::format_number(x));
-    REQUIRE(labeldp::detail::round_nonnegative(x) == std::llround(x));
   }
 }

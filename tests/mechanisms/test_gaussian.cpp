@@ -61,29 +61,22 @@ double brute_discrete_delta(double s2, double eps, int D) {
   return best;
 }
 
-// Chi-square "z = 6": (X^2 - dof) / sqrt(2 dof) below 6.
-bool chi_square_passes(const std::vector<long long>& counts, const std::vector<double>& probs, double* zscore) {
-  const auto r = labeldp::test::chi_square(counts, probs);
-  *zscore = (r.statistic - r.dof) / std::sqrt(2.0 * r.dof);
-  return *zscore < 6;
+// The exact CDF of a discrete Gaussian mechanism's noise (in grid steps), by prefix sums of its pmf.
+auto noise_cdf(const DiscreteGaussianMechanism& m, std::int64_t reach) {
+  return labeldp::test::cdf_from_pmf([&](std::int64_t z) { return m.noise_pmf(z); }, reach);
+}
+auto noise_cdf(const AnalyticGaussianMechanism& m, std::int64_t reach) {
+  const double s2 = std::pow(m.sigma() / m.grid_step(), 2), zn = labeldp::detail::discrete_gaussian_normalizer(s2);
+  return labeldp::test::cdf_from_pmf([&](std::int64_t z) { return std::exp(-double(z) * double(z) / (2 * s2)) / zn; },
+                                     reach);
 }
 
-// Counts of noise draws z (in lattice steps) against the exact pmf, binned into `bins` cells of
-// `width` steps centred on 0, plus the two tails.
-template <typename Draw, typename Pmf>
-bool noise_fits(Draw draw, Pmf pmf, std::int64_t width, int bins, int n, double* zscore) {
+// Edges of `bins` cells of `width` steps centred on 0, plus the two tails.
+std::vector<std::int64_t> centred_edges(std::int64_t width, int bins) {
   const std::int64_t half = width * bins / 2;
-  auto cell = [&](std::int64_t z) -> std::size_t {
-    if (z < -half) return 0;
-    if (z >= half) return std::size_t(bins + 1);
-    return std::size_t(1 + (z + half) / width);
-  };
-  std::vector<long long> counts(std::size_t(bins + 2), 0);
-  for (int i = 0; i < n; ++i) ++counts[cell(draw())];
-  std::vector<double> probs(std::size_t(bins + 2), 0.0);
-  const std::int64_t reach = half + 60 * width * bins;
-  for (std::int64_t z = -reach; z <= reach; ++z) probs[cell(z)] += pmf(z);
-  return chi_square_passes(counts, probs, zscore);
+  std::vector<std::int64_t> e;
+  for (int k = 0; k <= bins; ++k) e.push_back(-half - 1 + k * width);
+  return e;
 }
 
 }  // namespace
@@ -144,7 +137,7 @@ TEST_CASE("discrete Gaussian mechanism: realized delta <= requested, sigma the s
     for (double delta : {1e-3, 1e-9})
       for (double R : {1.0, 2.5}) {
         DiscreteGaussianMechanism m(0, 25, eps, delta, R, false);
-        const std::int64_t D = m.lattice().steps;
+        const std::int64_t D = m.grid().steps();
         const double s2 = std::ldexp(double(m.sigma2_numerator()), -m.sigma2_log2_denominator());
         INFO("eps " << eps << " delta " << delta << " R " << R << " sigma^2 " << s2);
         CHECK(m.sigma() == Approx(std::sqrt(s2) * R).epsilon(1e-15));
@@ -165,12 +158,31 @@ TEST_CASE("analytic Gaussian mechanism: lattice, realized delta and sigma", "[ga
     CHECK(m.analytic_sigma() == labeldp::analytic_gaussian_sigma(eps, 1e-6, 5.0));
     CHECK(m.realized_delta() <= 1e-6);
     CHECK(m.realized_delta() ==
-          Approx(labeldp::discrete_gaussian_delta(std::pow(m.sigma() / g, 2), eps, m.lattice().steps)).epsilon(1e-9));
+          Approx(labeldp::discrete_gaussian_delta(std::pow(m.sigma() / g, 2), eps, m.grid().steps())).epsilon(1e-9));
     // Snapped labels are at most D steps apart, and D g exceeds the range by at most half a step.
-    CHECK(m.lattice().index(3.0) - m.lattice().index(-2.0) == m.lattice().steps);
-    CHECK(std::abs(double(m.lattice().steps) * g - 5.0) <= g / 2);
+    CHECK(m.grid().index(3.0) - m.grid().index(-2.0) == m.grid().steps());
+    CHECK(std::abs(double(m.grid().steps()) * g - 5.0) <= g / 2);
     CHECK(m.sigma() >= m.analytic_sigma() * (1 - 1e-6));
     CHECK(m.sigma() <= m.analytic_sigma() * (1 + 1e-3));
+  }
+}
+
+TEST_CASE("analytic Gaussian mechanism: a grid step above twice the range snaps every label to lo", "[gaussian]") {
+  // eps 1e-5: sigma is about 5e5 (hi - lo), the step 2^5.
+  const AnalyticGaussianMechanism m(0, 1, 1e-5, 1e-6, true);
+  INFO("grid step " << m.grid_step() << " sigma " << m.sigma());
+  CHECK(m.grid_step() > 2.0);
+  CHECK(m.grid().steps() == 1);
+  CHECK(m.grid().index(1.0) == 0);
+  CHECK(m.grid().top() == 1.0);
+  CHECK(m.realized_delta() <= 1e-6);
+  CHECK(m.realized_delta() ==
+        Approx(labeldp::discrete_gaussian_delta(std::pow(m.sigma() / m.grid_step(), 2), 1e-5, 1)).epsilon(1e-9));
+  CHECK(m.sigma() >= m.analytic_sigma());
+  SeededRandom gen(3);
+  for (int i = 0; i < 100; ++i) {
+    const double o = m.sample(0.7, gen);
+    CHECK((o == 0.0 || o == 1.0));
   }
 }
 
@@ -214,16 +226,15 @@ TEST_CASE("discrete Gaussian sampler fits its exact pmf; an under-noised mutant 
   for (double eps : {0.5, 2.0}) {
     const DiscreteGaussianMechanism m(0, 10, eps, 1e-6, 1, false);
     const DiscreteGaussianMechanism mutant(0, 10, 2 * eps, 1e-6, 1, false);
-    const auto pmf = [&](std::int64_t z) { return m.noise_pmf(z); };
-    const std::int64_t width = std::max<std::int64_t>(1, std::int64_t(m.sigma() / 8));
-    SeededRandom gen(2024);
-    double z_ok = 0, z_mut = 0;
-    const bool ok = noise_fits([&] { return std::llround(m.sample(5.0, gen) - 5.0); }, pmf, width, 96, 200000, &z_ok);
-    const bool mut =
-        noise_fits([&] { return std::llround(mutant.sample(5.0, gen) - 5.0); }, pmf, width, 96, 200000, &z_mut);
+    const std::int64_t width = std::max<std::int64_t>(1, std::int64_t(m.sigma() / 8)), bins = 96;
+    const auto F = noise_cdf(m, width * bins / 2 + 60 * width * bins);
+    const auto [z, z_mutant] = labeldp::test::grid_noise_draws(m, mutant, 5.0, 200000, SeededRandom(2024));
+    const double z_ok = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(z, centred_edges(width, bins), F));
+    const double z_mut =
+        labeldp::test::chi_square_z(labeldp::test::binned_chi_square(z_mutant, centred_edges(width, bins), F));
     INFO("eps " << eps << " sigma " << m.sigma() << " z " << z_ok << " mutant z " << z_mut);
-    CHECK(ok);
-    CHECK_FALSE(mut);
+    CHECK(z_ok < 6);
+    CHECK(z_mut >= 6);
   }
 }
 
@@ -231,54 +242,14 @@ TEST_CASE("analytic Gaussian sampler fits its exact lattice distribution (KS); a
           "[.][statistical][gaussian]") {
   const AnalyticGaussianMechanism m(0, 1, 1.0, 1e-6, false);
   const AnalyticGaussianMechanism mutant(0, 1, 2.0, 1e-6, false);
-  const double g = m.grid_step(), s2 = std::pow(m.sigma() / g, 2);
-  // Exact CDF of the lattice noise (in steps) by prefix sums of the pmf.
-  const std::int64_t reach = std::int64_t(40 * std::sqrt(s2));
-  std::vector<double> cdf(std::size_t(2 * reach + 1));
-  const double zn = labeldp::detail::discrete_gaussian_normalizer(s2);
-  double acc = 0;
-  for (std::int64_t z = -reach; z <= reach; ++z)
-    cdf[std::size_t(z + reach)] = acc += std::exp(-double(z) * double(z) / (2 * s2)) / zn;
-  auto F = [&](double x) {
-    const std::int64_t z = std::int64_t(std::floor(x));
-    return z < -reach ? 0.0 : z >= reach ? 1.0 : cdf[std::size_t(z + reach)];
-  };
-  const double y = 0.5, c = m.lattice().value(m.lattice().index(y));
-  SeededRandom gen(7);
-  std::vector<double> a, b;
-  for (int i = 0; i < 100000; ++i) {
-    a.push_back(std::round((m.sample(y, gen) - c) / g));
-    b.push_back(std::round((mutant.sample(y, gen) - c) / g));
-  }
+  const auto F = noise_cdf(m, std::int64_t(40 * m.sigma() / m.grid_step()));
+  const auto [a, b] = labeldp::test::grid_noise_draws(m, mutant, 0.5, 100000, SeededRandom(7));
   const auto ks = labeldp::test::kolmogorov_smirnov(a, F);
   const auto ks_mut = labeldp::test::kolmogorov_smirnov(b, F);
   INFO("KS " << ks.statistic << " p " << ks.p_value << "; mutant KS " << ks_mut.statistic << " p " << ks_mut.p_value);
   CHECK(ks.p_value > 1e-6);
   CHECK(ks_mut.p_value < 1e-6);
 }
-
-namespace {
-// Stratified Monte Carlo estimate of E[(M(y) - y)^2] under the prior and its standard error.
-template <typename M>
-std::pair<double, double> monte_carlo_loss(const M& m, const FinitePrior<double>& prior, int per_value,
-                                           std::uint64_t seed) {
-  SeededRandom gen(seed);
-  double est = 0, var = 0;
-  for (labeldp::Index i = 0; i < prior.size(); ++i) {
-    const double y = prior.value(i);
-    double s = 0, s2 = 0;
-    for (int k = 0; k < per_value; ++k) {
-      const double o = m.sample(y, gen), e = (o - y) * (o - y);
-      s += e;
-      s2 += e * e;
-    }
-    const double mean = s / per_value, v = std::max(0.0, s2 / per_value - mean * mean);
-    est += prior.probability(i) * mean;
-    var += prior.probability(i) * prior.probability(i) * v / per_value;
-  }
-  return {est, std::sqrt(var)};
-}
-}  // namespace
 
 TEST_CASE("Gaussian expected losses are exact: brute force and Monte Carlo", "[.][statistical][gaussian]") {
   const auto prior =
@@ -290,21 +261,21 @@ TEST_CASE("Gaussian expected losses are exact: brute force and Monte Carlo", "[.
     const std::int64_t R = std::int64_t(80 * dg.sigma() / 0.5);
     for (labeldp::Index i = 0; i < prior.size(); ++i) {
       const double y = prior.value(i);
-      const std::int64_t c = dg.lattice().index(y);
+      const std::int64_t c = dg.grid().index(y);
       double s = 0, z_norm = 0;
       for (std::int64_t z = -R; z <= R; ++z) {
         const double p = dg.noise_pmf(z);
         z_norm += p;
-        s += p * std::pow(dg.lattice().output(c + z, clip) - y, 2);
+        s += p * std::pow(dg.grid().output(c + z, clip) - y, 2);
       }
       brute += prior.probability(i) * s / z_norm;
     }
     INFO("clip " << clip);
     CHECK(dg.expected_loss(prior) == Approx(brute).epsilon(1e-10));
-    const auto [mc, se] = monte_carlo_loss(dg, prior, 40000, 5);
+    const auto [mc, se] = labeldp::test::monte_carlo_loss(dg, prior, 40000, SeededRandom(5));
     CHECK(std::abs(mc - dg.expected_loss(prior)) <= 6 * se);
     const AnalyticGaussianMechanism ag(0, 10, 1.0, 1e-5, clip);
-    const auto [mc2, se2] = monte_carlo_loss(ag, prior, 40000, 6);
+    const auto [mc2, se2] = labeldp::test::monte_carlo_loss(ag, prior, 40000, SeededRandom(6));
     INFO("analytic exact " << ag.expected_loss(prior) << " MC " << mc2 << " +- " << se2);
     CHECK(std::abs(mc2 - ag.expected_loss(prior)) <= 6 * se2);
   }

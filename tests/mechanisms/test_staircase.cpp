@@ -57,30 +57,13 @@ double brute_discrete_variance(double eps, std::int64_t D, std::int64_t r) {
   return v;
 }
 
-bool chi_square_passes(const std::vector<long long>& counts, const std::vector<double>& probs, double* zscore) {
-  const auto r = labeldp::test::chi_square(counts, probs);
-  *zscore = (r.statistic - r.dof) / std::sqrt(2.0 * r.dof);
-  return *zscore < 6;
-}
-
-template <typename M>
-std::pair<double, double> monte_carlo_loss(const M& m, const FinitePrior<double>& prior, int per_value,
-                                           std::uint64_t seed) {
-  SeededRandom gen(seed);
-  double est = 0, var = 0;
-  for (labeldp::Index i = 0; i < prior.size(); ++i) {
-    const double y = prior.value(i);
-    double s = 0, s2 = 0;
-    for (int k = 0; k < per_value; ++k) {
-      const double o = m.sample(y, gen), e = (o - y) * (o - y);
-      s += e;
-      s2 += e * e;
-    }
-    const double mean = s / per_value, v = std::max(0.0, s2 / per_value - mean * mean);
-    est += prior.probability(i) * mean;
-    var += prior.probability(i) * prior.probability(i) * v / per_value;
-  }
-  return {est, std::sqrt(var)};
+// P(Z <= x) of the realized staircase noise, x in grid steps (closed form from its tails).
+auto noise_cdf(const StaircaseNoise& n) {
+  const double norm = 2 - n.q(0);
+  return [&n, norm](double x) {
+    const std::int64_t z = std::int64_t(std::floor(x));
+    return z >= 0 ? 1 - n.tail(z + 1) / norm : n.tail(-z) / norm;
+  };
 }
 
 }  // namespace
@@ -177,12 +160,12 @@ TEST_CASE("staircase sampling is O(1) at the extremes of eps", "[staircase]") {
 
 TEST_CASE("staircase mechanisms: lattice and parameters", "[staircase]") {
   const StaircaseMechanism st(-3, 7, 1.0, false);
-  CHECK(st.period() == st.lattice().steps);
+  CHECK(st.period() == st.grid().steps());
   CHECK(st.period() >= (1 << 20));
   CHECK(st.period() < (1 << 21));
   CHECK(std::exp2(std::round(std::log2(st.grid_step()))) == st.grid_step());
   CHECK(std::abs(double(st.r()) / double(st.period()) - st.gamma()) <= 1.0 / double(st.period()));
-  CHECK(st.lattice().index(7) - st.lattice().index(-3) == st.period());
+  CHECK(st.grid().index(7) - st.grid().index(-3) == st.period());
   const DiscreteStaircaseMechanism ds(0, 100, 0.5, 2, true);
   CHECK(ds.noise().period() == 50);
   CHECK(ds.r() == labeldp::detail::optimal_staircase_r(0.5, 50));
@@ -195,14 +178,14 @@ TEST_CASE("staircase losses: closed forms match brute-force sums over the output
   for (double eps : {0.2, 1.0, 6.0})
     for (bool clip : {false, true}) {
       const DiscreteStaircaseMechanism m(0, 10, eps, 0.5, clip);
-      const auto& lat = m.lattice();
-      const std::int64_t K = std::int64_t(std::ceil(80 / eps)) * lat.steps + lat.steps;
+      const auto& grid = m.grid();
+      const std::int64_t K = std::int64_t(std::ceil(80 / eps)) * grid.steps() + grid.steps();
       double brute = 0;
       for (labeldp::Index i = 0; i < prior.size(); ++i) {
         const double y = prior.value(i);
-        const std::int64_t c = lat.index(y);
+        const std::int64_t c = grid.index(y);
         double s = 0;
-        for (std::int64_t z = -K; z <= K; ++z) s += m.noise().pmf(z) * std::pow(lat.output(c + z, clip) - y, 2);
+        for (std::int64_t z = -K; z <= K; ++z) s += m.noise().pmf(z) * std::pow(grid.output(c + z, clip) - y, 2);
         brute += prior.probability(i) * s;
       }
       INFO("eps " << eps << " clip " << clip);
@@ -233,21 +216,16 @@ TEST_CASE("discrete staircase sampler fits its exact pmf; an under-noised mutant
           "[.][statistical][staircase]") {
   for (double eps : {0.05, 0.5, 2.0}) {
     const DiscreteStaircaseMechanism m(0, 10, eps, 1, false), mutant(0, 10, 2 * eps, 1, false);
+    // One cell per integer in (-K, K), and the two tails.
     const std::int64_t K = std::int64_t(std::ceil(40 / eps)) * 10;
-    auto cell = [&](std::int64_t z) { return std::size_t(std::clamp(z, -K, K) + K); };
-    std::vector<double> probs(std::size_t(2 * K + 1), 0.0);
-    for (std::int64_t z = -K - 2000; z <= K + 2000; ++z) probs[cell(z)] += m.noise().pmf(z);
-    SeededRandom gen(31);
-    std::vector<long long> a(probs.size(), 0), b(probs.size(), 0);
-    for (int i = 0; i < 200000; ++i) {
-      ++a[cell(std::llround(m.sample(4.0, gen) - 4.0))];
-      ++b[cell(std::llround(mutant.sample(4.0, gen) - 4.0))];
-    }
-    double za = 0, zb = 0;
-    const bool ok = chi_square_passes(a, probs, &za), mut = chi_square_passes(b, probs, &zb);
+    std::vector<std::int64_t> edges;
+    for (std::int64_t e = -K; e < K; ++e) edges.push_back(e);
+    const auto [a, b] = labeldp::test::grid_noise_draws(m, mutant, 4.0, 200000, SeededRandom(31));
+    const double za = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(a, edges, noise_cdf(m.noise())));
+    const double zb = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(b, edges, noise_cdf(m.noise())));
     INFO("eps " << eps << " z " << za << " mutant z " << zb);
-    CHECK(ok);
-    CHECK_FALSE(mut);
+    CHECK(za < 6);
+    CHECK(zb >= 6);
   }
 }
 
@@ -255,19 +233,8 @@ TEST_CASE("staircase sampler fits its exact lattice CDF (KS); an under-noised mu
           "[.][statistical][staircase]") {
   for (double eps : {0.5, 3.0}) {
     const StaircaseMechanism m(0, 1, eps, false), mutant(0, 1, 2 * eps, false);
-    const auto& n = m.noise();
-    const double norm = 2 - n.q(0), g = m.grid_step();
-    auto F = [&](double x) {  // P(Z <= x) in lattice steps
-      const std::int64_t z = std::int64_t(std::floor(x));
-      return z >= 0 ? 1 - n.tail(z + 1) / norm : n.tail(-z) / norm;
-    };
-    const double y = 0.25, c = m.lattice().value(m.lattice().index(y));
-    SeededRandom gen(8);
-    std::vector<double> a, b;
-    for (int i = 0; i < 100000; ++i) {
-      a.push_back(std::round((m.sample(y, gen) - c) / g));
-      b.push_back(std::round((mutant.sample(y, gen) - c) / g));
-    }
+    const auto F = noise_cdf(m.noise());
+    const auto [a, b] = labeldp::test::grid_noise_draws(m, mutant, 0.25, 100000, SeededRandom(8));
     const auto ks = labeldp::test::kolmogorov_smirnov(a, F), ks_mut = labeldp::test::kolmogorov_smirnov(b, F);
     INFO("eps " << eps << " KS p " << ks.p_value << " mutant KS p " << ks_mut.p_value);
     CHECK(ks.p_value > 1e-6);
@@ -282,8 +249,8 @@ TEST_CASE("staircase expected losses match Monte Carlo", "[.][statistical][stair
     for (double eps : {0.5, 2.0}) {
       const StaircaseMechanism st(0, 10, eps, clip);
       const DiscreteStaircaseMechanism ds(0, 10, eps, 0.5, clip);
-      const auto [mc1, se1] = monte_carlo_loss(st, prior, 40000, 3);
-      const auto [mc2, se2] = monte_carlo_loss(ds, prior, 40000, 4);
+      const auto [mc1, se1] = labeldp::test::monte_carlo_loss(st, prior, 40000, SeededRandom(3));
+      const auto [mc2, se2] = labeldp::test::monte_carlo_loss(ds, prior, 40000, SeededRandom(4));
       INFO("clip " << clip << " eps " << eps << " staircase " << st.expected_loss(prior) << " MC " << mc1 << " +- "
                    << se1 << "; discrete " << ds.expected_loss(prior) << " MC " << mc2 << " +- " << se2);
       CHECK(std::abs(mc1 - st.expected_loss(prior)) <= 6 * se1);

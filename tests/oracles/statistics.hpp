@@ -1,11 +1,15 @@
 // Goodness-of-fit oracles for sampler tests: Pearson's chi-square with its exact p-value
-// (regularized upper incomplete gamma), and the one-sample Kolmogorov-Smirnov statistic with its
-// asymptotic p-value.
+// (regularized upper incomplete gamma) and its z-score, binned against an exact CDF; the
+// one-sample Kolmogorov-Smirnov statistic with its asymptotic p-value; and, for the mechanisms
+// that add noise on a grid, their noise in grid steps and a Monte Carlo estimate of their loss.
+// Generic over the mechanism, prior and generator types (no library header needed).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace labeldp::test {
@@ -79,25 +83,99 @@ inline ChiSquare chi_square(const std::vector<long long>& observed, const std::v
   return {stat, dof, gamma_q(dof / 2.0, stat / 2.0)};
 }
 
+/// The chi-square statistic as a z-score, \f$(X^2 - dof)/\sqrt{2\,dof}\f$: the sampler tests
+/// require z < 6 of a correct sampler and z > 6 of an under-noised mutant.
+inline double chi_square_z(const ChiSquare& r) { return (r.statistic - r.dof) / std::sqrt(2.0 * r.dof); }
+
+/// Pearson's chi-square of integer draws against an exact CDF on the cells (-inf, e_0],
+/// (e_0, e_1], ..., (e_last, inf) of the sorted `edges`.
+template <typename Cdf>
+ChiSquare binned_chi_square(const std::vector<std::int64_t>& draws, const std::vector<std::int64_t>& edges, Cdf cdf) {
+  std::vector<long long> observed(edges.size() + 1, 0);
+  for (std::int64_t z : draws) ++observed[std::size_t(std::lower_bound(edges.begin(), edges.end(), z) - edges.begin())];
+  std::vector<double> probs;
+  long double prev = 0;
+  for (std::int64_t e : edges) {
+    const long double c = cdf(e);
+    probs.push_back(double(c - prev));
+    prev = c;
+  }
+  probs.push_back(double(1 - prev));
+  return chi_square(observed, probs);
+}
+
+/// The CDF of an integer distribution given by its pmf, as prefix sums over [-reach, reach]
+/// (0 below, 1 from reach on); callable on reals (P(Z <= floor(x))).
+template <typename Pmf>
+auto cdf_from_pmf(Pmf pmf, std::int64_t reach) {
+  std::vector<double> table(std::size_t(2 * reach + 1));
+  double acc = 0;
+  for (std::int64_t z = -reach; z <= reach; ++z) table[std::size_t(z + reach)] = acc += pmf(z);
+  return [table = std::move(table), reach](double x) {
+    const double z = std::floor(x);
+    return z < double(-reach) ? 0.0 : z >= double(reach) ? 1.0 : table[std::size_t(std::int64_t(z) + reach)];
+  };
+}
+
 struct KolmogorovSmirnov {
   double statistic;
   double p_value;
 };
 
 /// One-sample KS test of `samples` against the continuous CDF `cdf`.
-template <typename Cdf>
-KolmogorovSmirnov kolmogorov_smirnov(std::vector<double> samples, Cdf cdf) {
+template <typename T, typename Cdf>
+KolmogorovSmirnov kolmogorov_smirnov(std::vector<T> samples, Cdf cdf) {
   std::sort(samples.begin(), samples.end());
   const double n = double(samples.size());
   double d = 0;
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double f = cdf(samples[i]);
+    const double f = cdf(double(samples[i]));
     d = std::max({d, f - double(i) / n, double(i + 1) / n - f});
   }
   const double t = (std::sqrt(n) + 0.12 + 0.11 / std::sqrt(n)) * d;
   double p = 0;
   for (int j = 1; j < 200; ++j) p += 2 * ((j % 2) ? 1 : -1) * std::exp(-2.0 * j * j * t * t);
   return {d, std::clamp(p, 0.0, 1.0)};
+}
+
+/// The noise of `n` draws M(y) of a grid mechanism and of an under-noised mutant, drawn
+/// alternately from `gen`, both in steps of the model's grid from y's grid point:
+/// round((M(y) - value(index(y))) / step).
+template <typename M, typename Mutant, typename Gen>
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> grid_noise_draws(const M& model, const Mutant& mutant,
+                                                                                 double y, int n, Gen gen) {
+  const auto& grid = model.grid();
+  const double c = grid.value(grid.index(y)), g = grid.step();
+  std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> z;
+  for (int i = 0; i < n; ++i) {
+    z.first.push_back(std::llround((model.sample(y, gen) - c) / g));
+    z.second.push_back(std::llround((mutant.sample(y, gen) - c) / g));
+  }
+  return z;
+}
+
+struct MonteCarlo {
+  double mean, se;
+};
+
+/// Stratified Monte Carlo estimate of the expected squared error \f$\sum_y p(y) E[(M(y) - y)^2]\f$
+/// under `prior`, `per_value` draws per support point from `gen`, with its standard error.
+template <typename M, typename Prior, typename Gen>
+MonteCarlo monte_carlo_loss(const M& m, const Prior& prior, int per_value, Gen gen) {
+  double mean = 0, var = 0;
+  for (decltype(prior.size()) i = 0; i < prior.size(); ++i) {
+    const double y = prior.value(i);
+    double s = 0, s2 = 0;
+    for (int k = 0; k < per_value; ++k) {
+      const double d = m.sample(y, gen) - y, e = d * d;
+      s += e;
+      s2 += e * e;
+    }
+    const double mu = s / per_value, v = std::max(0.0, s2 / per_value - mu * mu);
+    mean += prior.probability(i) * mu;
+    var += prior.probability(i) * prior.probability(i) * v / per_value;
+  }
+  return {mean, std::sqrt(var)};
 }
 
 }  // namespace labeldp::test

@@ -24,72 +24,14 @@
 
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/json_writer.hpp"
+#include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/mechanisms/detail/lattice.hpp"
 
 namespace labeldp {
-
-namespace detail {
-
-/// std::llround for \f$0 \le x < 2^{63}\f$ (half away from zero), without the library call:
-/// the fractional part \f$x - \lfloor x \rfloor\f$ is exact in doubles.
-inline std::int64_t round_nonnegative(double x) {
-  const auto i = static_cast<std::int64_t>(x);
-  return x - static_cast<double>(i) >= 0.5 ? i + 1 : i;
-}
-
-}  // namespace detail
-
-/// A public grid \f$lo, lo + g, \dots, hi\f$ of N + 1 points onto which labels are clipped and
-/// rounded (a data-independent map, so it costs no privacy).
-template <typename Scalar = double>
-class LabelGrid {
- public:
-  /// \throws std::invalid_argument unless lo < hi are finite, g > 0 is finite, and (hi - lo)/g is
-  ///         an integer N (within 1e-9 relative) with 1 <= N <= 2^31.
-  LabelGrid(Scalar lo, Scalar hi, Scalar granularity) : m_lo(lo), m_hi(hi), m_step(granularity) {
-    validate_finite("lo", double(lo));
-    validate_finite("hi", double(hi));
-    validate_finite_positive("granularity", double(granularity));
-    if (!(lo < hi))
-      throw std::invalid_argument("'lo' must be below 'hi', got lo = " + detail::format_number(double(lo)) +
-                                  ", hi = " + detail::format_number(double(hi)));
-    const double steps = double((hi - lo) / granularity);
-    const double rounded = std::round(steps);
-    if (std::abs(steps - rounded) > 1e-9 * std::max(1.0, steps) || rounded < 1 || rounded > 2147483648.0)
-      throw std::invalid_argument("'granularity' must divide hi - lo into 1 to 2^31 steps, got " +
-                                  detail::format_number(double(granularity)) + " for [" +
-                                  detail::format_number(double(lo)) + ", " + detail::format_number(double(hi)) + "]");
-    m_steps = std::int64_t(rounded);
-  }
-  Scalar lo() const { return m_lo; }
-  Scalar hi() const { return m_hi; }
-  Scalar step() const { return m_step; }
-  /// N: the number of steps from lo to hi (there are N + 1 points).
-  std::int64_t steps() const { return m_steps; }
-  /// Grid index of `y` after clipping to [lo, hi] and rounding to the nearest point.
-  /// \throws std::invalid_argument for a non-finite label.
-  std::int64_t index(Scalar y) const {
-    validate_finite("label", double(y));
-    if (y <= m_lo) return 0;
-    if (y >= m_hi) return m_steps;
-    return std::min<std::int64_t>(m_steps, detail::round_nonnegative(double((y - m_lo) / m_step)));
-  }
-  /// The value of grid index j (any integer: noisy indices may leave [0, N]).
-  Scalar value(std::int64_t j) const { return j == m_steps ? m_hi : m_lo + Scalar(j) * m_step; }
-  /// All N + 1 grid values.
-  Vector<Scalar> values() const {
-    Vector<Scalar> v(m_steps + 1);
-    for (std::int64_t j = 0; j <= m_steps; ++j) v[Index(j)] = value(j);
-    return v;
-  }
-
- private:
-  Scalar m_lo, m_hi, m_step;
-  std::int64_t m_steps = 0;
-};
 
 namespace detail {
 
@@ -101,14 +43,16 @@ inline std::int64_t add_saturating(std::int64_t j, std::int64_t z) {
   return r;
 }
 
-/// \f$E[(v(M) - y)^2]\f$ for the index \f$M = j + Z\f$ (clipped to [0, N] when `clip`), Z discrete
-/// Laplace, output values \f$v(m) = lo + m g\f$ except \f$v(N) = top\f$ (and, clipped,
-/// \f$v(m) = lo\f$ for m <= 0, top for m >= N). Closed form from the series
-/// \f$\sum_{k\ge1} k\alpha^k = \alpha/(1-\alpha)^2\f$ and
+/// \f$E[(v(M) - y)^2]\f$ for the index \f$M = j(y) + Z\f$ on `grid` (clipped to [0, N] when
+/// `clip`), Z discrete Laplace, output values \f$v(m) = lo + m g\f$ except \f$v(N) = top\f$ (the
+/// grid's output at N) and, clipped, \f$v(m) = lo\f$ for m <= 0, top for m >= N. Closed form
+/// from the series \f$\sum_{k\ge1} k\alpha^k = \alpha/(1-\alpha)^2\f$ and
 /// \f$\sum_{k\ge1} k^2\alpha^k = \alpha(1+\alpha)/(1-\alpha)^3\f$: the unclipped second moment
 /// minus the tails' corrections, in long double.
-inline long double grid_laplace_loss(long double lo, long double g, std::int64_t n, long double top,
-                                     const DiscreteLaplace& noise, std::int64_t j, long double y, bool clip) {
+template <typename Scalar>
+long double grid_laplace_loss(const LabelGrid<Scalar>& grid, const DiscreteLaplace& noise, Scalar label, bool clip) {
+  const long double lo = grid.lo(), g = grid.step(), y = label, top = grid.output(grid.steps(), clip);
+  const std::int64_t n = grid.steps(), j = grid.index(label);
   const long double gamma = noise.gamma(), a = noise.alpha(), om = -std::expm1(-gamma);  // 1 - alpha
   const long double c = om / (1 + a);
   const long double a1 = a / (om * om), a2 = a * (1 + a) / (om * om * om);
@@ -121,14 +65,6 @@ inline long double grid_laplace_loss(long double lo, long double g, std::int64_t
   e += c * down * (2 * g * (lo - y) * a1 - g * g * a2);
   e += up / (1 + a) * ((top - y) * (top - y) - w * w) - c * up * (2 * w * g * a1 + g * g * a2);
   return e;
-}
-
-/// The fields every baseline's mechanism file starts with (the labeldp CLI contract,
-/// "baseline"): format, version, kind, eps, delta, sensitivity, lo, hi, clip.
-inline std::string baseline_json_head(const char* kind, double eps, double lo, double hi, bool clip) {
-  return "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":" + json_string(kind) +
-         ",\"eps\":" + json_number(eps) + ",\"delta\":0,\"sensitivity\":" + json_number(hi - lo) +
-         ",\"lo\":" + json_number(lo) + ",\"hi\":" + json_number(hi) + ",\"clip\":" + (clip ? "true" : "false");
 }
 
 }  // namespace detail
@@ -169,9 +105,7 @@ class DiscreteLaplaceMechanism {
   /// depend on `y`.
   template <std::uniform_random_bit_generator G>
   Scalar sample(Scalar y, G& gen) const {
-    std::int64_t j = detail::add_saturating(m_grid.index(y), m_noise(gen));
-    if (m_clip) j = std::clamp<std::int64_t>(j, 0, m_grid.steps());
-    return m_grid.value(j);
+    return m_grid.output(detail::add_saturating(m_grid.index(y), m_noise(gen)), m_clip);
   }
   /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
   /// \throws std::invalid_argument when the sizes differ.
@@ -187,17 +121,11 @@ class DiscreteLaplaceMechanism {
 
   /// \f$E[(M(y) - y)^2]\f$ for any finite label y (clipped and rounded first, measured from y
   /// itself), exactly in closed form (with clipping when the mechanism clips).
-  Scalar conditional_loss(Scalar y) const {
-    return Scalar(detail::grid_laplace_loss(m_grid.lo(), m_grid.step(), m_grid.steps(), m_grid.hi(), m_noise,
-                                            m_grid.index(y), y, m_clip));
-  }
+  Scalar conditional_loss(Scalar y) const { return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip)); }
   /// The expected squared error \f$\sum_y p(y) E[(M(y) - y)^2]\f$ under `prior` (its values need
   /// not lie on the grid).
   Scalar expected_loss(const FinitePrior<Scalar>& prior) const {
-    Scalar s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      if (prior.probability(i) > 0) s += prior.probability(i) * conditional_loss(prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](Scalar y) { return conditional_loss(y); });
   }
 
   /// The clipped mechanism as an exact (N+1) x (N+1) matrix on the grid:
@@ -285,45 +213,37 @@ class LaplaceMechanism {
   /// \throws std::invalid_argument naming 'lo', 'hi' or 'eps' (finite, lo < hi, eps > 0 and at
   ///         least 2^-40), or hi - lo overflowing.
   LaplaceMechanism(Scalar lo, Scalar hi, double eps, bool clip)
-      : m_lo(lo),
-        m_hi(hi),
+      : m_grid(LabelGrid<Scalar>::power_of_two(lo, hi, Scalar(grid_step(lo, hi, eps)))),
         m_eps(eps),
         m_clip(clip),
-        m_step(grid_step(lo, hi, eps)),
-        m_steps(std::max<std::int64_t>(1, raw_index(hi))),
-        m_noise(DiscreteLaplace::for_privacy(eps, double(m_steps))) {}
+        m_noise(DiscreteLaplace::for_privacy(eps, double(m_grid.steps()))) {}
 
   double eps() const { return m_eps; }
   /// 0: pure eps-DP.
   double delta() const { return 0; }
-  Scalar lo() const { return m_lo; }
-  Scalar hi() const { return m_hi; }
+  Scalar lo() const { return m_grid.lo(); }
+  Scalar hi() const { return m_grid.hi(); }
   bool clipped() const { return m_clip; }
+  /// The power-of-two grid the labels are snapped to.
+  const LabelGrid<Scalar>& grid() const { return m_grid; }
   /// b = (hi - lo)/eps, the nominal scale.
-  double scale() const { return double(m_hi - m_lo) / m_eps; }
+  double scale() const { return double(hi() - lo()) / m_eps; }
   /// g, the grid step (a power of two).
-  double granularity() const { return m_step; }
+  double granularity() const { return double(m_grid.step()); }
   /// N, the sensitivity in grid steps after snapping.
-  std::int64_t steps() const { return m_steps; }
+  std::int64_t steps() const { return m_grid.steps(); }
   /// The scale of the noise actually added, \f$g/\gamma \ge b\f$ (label units).
-  double noise_scale() const { return double(static_cast<long double>(m_step) * m_noise.scale()); }
+  double noise_scale() const { return double(static_cast<long double>(m_grid.step()) * m_noise.scale()); }
   /// \f$N\gamma\f$ rounded up: the guarantee the sampler realizes, below eps.
-  double realized_epsilon() const { return m_noise.realized_epsilon(double(m_steps)); }
+  double realized_epsilon() const { return m_noise.realized_epsilon(double(m_grid.steps())); }
   /// The noise distribution on grid steps.
   const DiscreteLaplace& noise() const { return m_noise; }
 
   /// Grid index of `y` after clipping to [lo, hi]: in [0, steps()].
   /// \throws std::invalid_argument for a non-finite label.
-  std::int64_t index(Scalar y) const {
-    validate_finite("label", double(y));
-    return std::clamp<std::int64_t>(raw_index(std::clamp(y, m_lo, m_hi)), 0, m_steps);
-  }
+  std::int64_t index(Scalar y) const { return m_grid.index(y); }
   /// The output for noisy index m: \f$lo + g m\f$ (clipped to [lo, hi] when the mechanism clips).
-  Scalar value(std::int64_t m) const {
-    if (m_clip) m = std::clamp<std::int64_t>(m, 0, m_steps);
-    const Scalar v = m_lo + Scalar(m_step) * Scalar(m);
-    return m_clip ? std::min(v, m_hi) : v;
-  }
+  Scalar value(std::int64_t m) const { return m_grid.output(m, m_clip); }
 
   /// A noisy label for `y`. Exact; the work does not depend on `y`.
   template <std::uniform_random_bit_generator G>
@@ -339,11 +259,11 @@ class LaplaceMechanism {
 
   /// \f$\Pr[M(y) \le x]\f$, exactly as sampled (unclipped; clipped outputs add atoms at lo, hi).
   long double cdf(Scalar y, Scalar x) const {
-    const long double k = std::floor((static_cast<long double>(x) - m_lo) / m_step);
+    const long double k = std::floor((static_cast<long double>(x) - m_grid.lo()) / m_grid.step());
     const long double z = k - static_cast<long double>(index(y));
     if (m_clip) {
-      if (x < m_lo) return 0;
-      if (x >= m_hi) return 1;
+      if (x < m_grid.lo()) return 0;
+      if (x >= m_grid.hi()) return 1;
     }
     if (z > 9e18L) return 1;
     if (z < -9e18L) return 0;
@@ -352,36 +272,25 @@ class LaplaceMechanism {
 
   /// \f$E[(M(y) - y)^2]\f$ for any finite label y (measured from y itself), exactly in closed
   /// form, with clipping when the mechanism clips.
-  Scalar conditional_loss(Scalar y) const {
-    const long double top = m_clip ? std::min<long double>(m_hi, m_lo + static_cast<long double>(m_step) * m_steps)
-                                   : m_lo + static_cast<long double>(m_step) * m_steps;
-    return Scalar(detail::grid_laplace_loss(m_lo, m_step, m_steps, top, m_noise, index(y), y, m_clip));
-  }
+  Scalar conditional_loss(Scalar y) const { return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip)); }
   /// The expected squared error under `prior`.
   Scalar expected_loss(const FinitePrior<Scalar>& prior) const {
-    Scalar s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      if (prior.probability(i) > 0) s += prior.probability(i) * conditional_loss(prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](Scalar y) { return conditional_loss(y); });
   }
 
   /// The mechanism file: the contract's baseline fields with `"mechanism":"laplace"`,
   /// `"scale"` (b), and the grid's cost stated: `"granularity"` (g), `"grid_steps"` (N),
   /// `"noise_scale"` (\f$g/\gamma\f$, the scale actually used), `"realized_eps"`.
   std::string to_json() const {
-    return detail::baseline_json_head("laplace", m_eps, double(m_lo), double(m_hi), m_clip) +
-           ",\"scale\":" + json_number(scale()) + ",\"granularity\":" + json_number(m_step) +
-           ",\"grid_steps\":" + std::to_string(m_steps) + ",\"noise_scale\":" + json_number(noise_scale()) +
+    return detail::baseline_json_head("laplace", m_eps, double(lo()), double(hi()), m_clip) +
+           ",\"scale\":" + json_number(scale()) + ",\"granularity\":" + json_number(granularity()) +
+           ",\"grid_steps\":" + std::to_string(steps()) + ",\"noise_scale\":" + json_number(noise_scale()) +
            ",\"realized_eps\":" + json_number(realized_epsilon()) + "}";
   }
 
  private:
   static double grid_step(Scalar lo, Scalar hi, double eps) {
-    validate_finite("lo", double(lo));
-    validate_finite("hi", double(hi));
-    if (!(lo < hi))
-      throw std::invalid_argument("'lo' must be below 'hi', got lo = " + detail::format_number(double(lo)) +
-                                  ", hi = " + detail::format_number(double(hi)));
+    detail::validate_label_range(double(lo), double(hi));
     validate_epsilon(eps);
     if (eps < std::ldexp(1.0, -40))
       detail::fail_parameter("eps", "must be at least 2^-40 for the Laplace mechanism", eps);
@@ -392,14 +301,10 @@ class LaplaceMechanism {
     const double f = std::frexp(want, &e);                          // want = f 2^e, f in [0.5, 1)
     return f == 0.5 ? std::ldexp(1.0, e - 1) : std::ldexp(1.0, e);  // smallest 2^k >= want
   }
-  // round((y - lo)/g): monotone in y, so indices of [lo, hi] lie in [0, raw_index(hi)].
-  std::int64_t raw_index(Scalar y) const { return detail::round_nonnegative(double(y - m_lo) / m_step); }
 
-  Scalar m_lo, m_hi;
+  LabelGrid<Scalar> m_grid;
   double m_eps;
   bool m_clip;
-  double m_step;
-  std::int64_t m_steps;
   DiscreteLaplace m_noise;
 };
 
@@ -482,10 +387,7 @@ class ExponentialMechanism {
   }
   /// The expected squared error under `prior`.
   Scalar expected_loss(const FinitePrior<Scalar>& prior) const {
-    Scalar s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      if (prior.probability(i) > 0) s += prior.probability(i) * conditional_loss(prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](Scalar y) { return conditional_loss(y); });
   }
 
   /// The mechanism file: the contract's baseline fields with `"mechanism":"exponential"`,

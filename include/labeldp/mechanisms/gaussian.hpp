@@ -18,6 +18,7 @@
 #include <string>
 
 #include "labeldp/core/concepts.hpp"
+#include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
@@ -266,23 +267,26 @@ inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double del
   return s;
 }
 
-/// Exact E[(out - y)^2] for discrete Gaussian noise on a lattice, out = lattice.output(c + Z, clip).
-inline double lattice_gaussian_loss(const Lattice& lat, bool clip, double s2, double y) {
-  const std::int64_t c = lat.index(y);
-  const double d0 = lat.value(c) - y, g = lat.step;
-  if (!clip) return d0 * d0 + g * g * discrete_gaussian_variance(s2);
-  const double z_norm = discrete_gaussian_normalizer(s2);
-  const std::int64_t reach = std::int64_t(std::ceil(40 * std::sqrt(s2))) + 2;
+/// Exact E[(out - y)^2] for discrete Gaussian noise (sigma^2 = s2 grid steps) on a grid,
+/// out = grid.output(grid.index(y) + Z, clip).
+inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, double s2, double y) {
+  const std::int64_t c = grid.index(y), n = grid.steps();
+  const double g = grid.step(), z_norm = discrete_gaussian_normalizer(s2);
   auto p = [&](std::int64_t z) { return std::exp(-double(z) * double(z) / (2 * s2)) / z_norm; };
-  // Middle: c + z in [0, D - 1], value lo + g (c + z); top: c + z >= D; bottom: c + z < 0.
+  if (!clip) {
+    const double d0 = grid.lo() + double(c) * g - y;
+    return d0 * d0 + g * g * discrete_gaussian_variance(s2) + top_point_correction(grid, y, p(n - c));
+  }
+  const std::int64_t reach = std::int64_t(std::ceil(40 * std::sqrt(s2))) + 2;
+  // Middle: c + z in [0, N - 1], value lo + g (c + z); top: c + z >= N; bottom: c + z < 0.
   double mid = 0, top = 0, bottom = 0;
-  for (std::int64_t z = std::max(-c, -reach); z <= std::min(lat.steps - 1 - c, reach); ++z) {
-    const double e = lat.value(c + z) - y;
+  for (std::int64_t z = std::max(-c, -reach); z <= std::min(n - 1 - c, reach); ++z) {
+    const double e = grid.value(c + z) - y;
     mid += p(z) * e * e;
   }
-  for (std::int64_t z = std::max(lat.steps - c, -reach); z <= reach; ++z) top += p(z);
+  for (std::int64_t z = std::max(n - c, -reach); z <= reach; ++z) top += p(z);
   for (std::int64_t z = std::max(c + 1, -reach); z <= reach; ++z) bottom += p(z);  // P(Z <= -c-1), symmetric
-  const double et = lat.top() - y, eb = lat.lo - y;
+  const double et = grid.top() - y, eb = grid.lo() - y;
   return mid + top * et * et + bottom * eb * eb;
 }
 
@@ -307,25 +311,26 @@ class DiscreteGaussianMechanism {
   /// \throws std::invalid_argument for a bad lo/hi/resolution (LabelGrid's rules), eps not in
   ///         (0, 100], delta not in [1e-300, 1), or noise wider than 2^20 grid steps.
   DiscreteGaussianMechanism(double lo, double hi, double eps, double delta, double resolution, bool clip)
-      : m_lattice(detail::Lattice::from_resolution(lo, hi, resolution)), m_eps(eps), m_delta(delta), m_clip(clip) {
+      : m_grid(lo, hi, resolution), m_eps(eps), m_delta(delta), m_clip(clip) {
     validate_epsilon(eps);
     if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the discrete Gaussian", eps);
     detail::validate_delta(delta);
-    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_lattice.steps, 1048576.0);
-    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_lattice.steps);
+    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), 1048576.0);
+    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_grid.steps());
   }
   double eps() const { return m_eps; }
   /// The requested delta; the realized one is realized_delta() <= delta / (1 + 1e-9).
   double delta() const { return m_delta; }
   double realized_delta() const { return m_realized_delta; }
   /// Sigma in label units.
-  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_lattice.step; }
+  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_grid.step(); }
   /// sigma^2 in grid units, exactly: sigma2_numerator() / 2^sigma2_log2_denominator().
   std::uint64_t sigma2_numerator() const { return m_sampler.m; }
   int sigma2_log2_denominator() const { return m_sampler.f; }
-  double resolution() const { return m_lattice.step; }
+  double resolution() const { return m_grid.step(); }
   bool clipped() const { return m_clip; }
-  const detail::Lattice& lattice() const { return m_lattice; }
+  /// The grid of step resolution() the labels are snapped to.
+  const LabelGrid<>& grid() const { return m_grid; }
 
   /// Probability of noise z grid steps (the untruncated pmf; see DiscreteGaussianSampler).
   double noise_pmf(std::int64_t z) const {
@@ -339,29 +344,28 @@ class DiscreteGaussianMechanism {
   }
   template <std::uniform_random_bit_generator G>
   double sample(double y, G& gen) const {
-    return m_lattice.output(sample_index(m_lattice.index(y), gen), m_clip);
+    return m_grid.output(sample_index(m_grid.index(y), gen), m_clip);
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
     sample_each(*this, in, out, gen);
   }
+  /// Exact E[(M(y) - y)^2] for a finite label y (clipped when the mechanism clips), measured from y.
+  double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_sampler.sigma2(), y); }
   /// Exact E[(M(y) - y)^2] under the prior (clipped when the mechanism clips).
   double expected_loss(const FinitePrior<double>& prior) const {
-    double s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      s += prior.probability(i) * detail::lattice_gaussian_loss(m_lattice, m_clip, m_sampler.sigma2(), prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
   }
   std::string to_json() const {
-    return m_lattice.json_head("discrete-gaussian", m_eps, m_delta, m_clip) +
-           ",\"resolution\":" + json_number(m_lattice.step) + ",\"sigma\":" + json_number(sigma()) +
+    return detail::baseline_json_head("discrete-gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
+           ",\"resolution\":" + json_number(m_grid.step()) + ",\"sigma\":" + json_number(sigma()) +
            ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
            ",\"sigma2_log2_denominator\":" + std::to_string(m_sampler.f) +
            ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
   }
 
  private:
-  detail::Lattice m_lattice;
+  LabelGrid<> m_grid;
   double m_eps, m_delta;
   bool m_clip;
   detail::DiscreteGaussianSampler m_sampler;
@@ -372,10 +376,11 @@ class DiscreteGaussianMechanism {
 ///
 /// analytic_sigma() is Balle and Wang's smallest sigma for sensitivity hi - lo. What is sampled
 /// is its exact lattice counterpart: the label, clipped to [lo, hi], is snapped to the public
-/// lattice \f$lo + g j\f$, g the largest power of two at most
+/// lattice \f$lo + g j\f$ (LabelGrid::power_of_two()), g the largest power of two at most
 /// \f$\max(\sigma/2^{14}, \min(\sigma/2^{10}, (hi - lo)/2^{12}))\f$, so snapped labels are at
 /// most \f$D = \mathrm{round}((hi - lo)/g)\f$ steps apart (at most half a step more than
-/// hi - lo: the guarantee's loss from the lattice), and discrete Gaussian noise (CKS 2020,
+/// hi - lo: the guarantee's loss from the lattice; when sigma is so large that g exceeds
+/// 2(hi - lo), every label snaps to lo and D = 1), and discrete Gaussian noise (CKS 2020,
 /// Algorithm 3, exact) is added with the smallest lattice sigma whose exact delta for D (CKS
 /// 2020, Theorem 7) is at most delta / (1 + 1e-9). sigma() is that realized sigma in label
 /// units, slightly above analytic_sigma() because of the widened sensitivity (by at most
@@ -391,58 +396,66 @@ class AnalyticGaussianMechanism {
  public:
   /// \throws std::invalid_argument for bad lo/hi, eps not in (0, 100], delta not in [1e-300, 1).
   AnalyticGaussianMechanism(double lo, double hi, double eps, double delta, bool clip)
-      : m_eps(eps), m_delta(delta), m_clip(clip) {
-    detail::validate_label_range(lo, hi);
-    validate_epsilon(eps);
-    if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the Gaussian mechanism", eps);
-    detail::validate_delta(delta);
-    m_analytic_sigma = analytic_gaussian_sigma(eps, delta, hi - lo);
-    const double fine = std::max(m_analytic_sigma / 16384, std::min(m_analytic_sigma / 1024, (hi - lo) / 4096));
-    const double g = std::ldexp(1.0, std::ilogb(fine));
-    m_lattice = detail::Lattice::power_of_two(lo, hi, g);
-    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_lattice.steps, 1048576.0);
-    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_lattice.steps);
+      : m_eps(eps),
+        m_delta(delta),
+        m_clip(clip),
+        m_analytic_sigma(checked_analytic_sigma(lo, hi, eps, delta)),
+        m_grid(LabelGrid<>::power_of_two(lo, hi, grid_step_for(m_analytic_sigma, hi - lo))) {
+    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), 1048576.0);
+    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_grid.steps());
   }
   double eps() const { return m_eps; }
   double delta() const { return m_delta; }
   double realized_delta() const { return m_realized_delta; }
   double analytic_sigma() const { return m_analytic_sigma; }
-  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_lattice.step; }
-  /// The lattice step g (a power of two).
-  double grid_step() const { return m_lattice.step; }
+  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_grid.step(); }
+  /// The grid step g (a power of two).
+  double grid_step() const { return m_grid.step(); }
   bool clipped() const { return m_clip; }
-  const detail::Lattice& lattice() const { return m_lattice; }
+  /// The power-of-two grid the labels are snapped to.
+  const LabelGrid<>& grid() const { return m_grid; }
   std::uint64_t sigma2_numerator() const { return m_sampler.m; }
   int sigma2_log2_denominator() const { return m_sampler.f; }
 
   template <std::uniform_random_bit_generator G>
   double sample(double y, G& gen) const {
-    return m_lattice.output(m_lattice.index(y) + m_sampler(gen), m_clip);
+    return m_grid.output(m_grid.index(y) + m_sampler(gen), m_clip);
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
     sample_each(*this, in, out, gen);
   }
+  /// Exact E[(M(y) - y)^2] for a finite label y, for the lattice mechanism actually sampled.
+  double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_sampler.sigma2(), y); }
   /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism actually sampled.
   double expected_loss(const FinitePrior<double>& prior) const {
-    double s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      s += prior.probability(i) * detail::lattice_gaussian_loss(m_lattice, m_clip, m_sampler.sigma2(), prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
   }
   std::string to_json() const {
-    return m_lattice.json_head("gaussian", m_eps, m_delta, m_clip) + ",\"sigma\":" + json_number(sigma()) +
-           ",\"analytic_sigma\":" + json_number(m_analytic_sigma) + ",\"grid_step\":" + json_number(m_lattice.step) +
-           ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
+    return detail::baseline_json_head("gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
+           ",\"sigma\":" + json_number(sigma()) + ",\"analytic_sigma\":" + json_number(m_analytic_sigma) +
+           ",\"grid_step\":" + json_number(m_grid.step()) + ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
            ",\"sigma2_log2_denominator\":" + std::to_string(m_sampler.f) +
            ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
   }
 
  private:
-  detail::Lattice m_lattice;
+  static double checked_analytic_sigma(double lo, double hi, double eps, double delta) {
+    detail::validate_label_range(lo, hi);
+    validate_epsilon(eps);
+    if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the Gaussian mechanism", eps);
+    detail::validate_delta(delta);
+    return analytic_gaussian_sigma(eps, delta, hi - lo);
+  }
+  // The largest power of two at most max(sigma / 2^14, min(sigma / 2^10, range / 2^12)).
+  static double grid_step_for(double sigma, double range) {
+    return std::ldexp(1.0, std::ilogb(std::max(sigma / 16384, std::min(sigma / 1024, range / 4096))));
+  }
+
   double m_eps, m_delta;
   bool m_clip;
-  double m_analytic_sigma = 0;
+  double m_analytic_sigma;
+  LabelGrid<> m_grid;
   detail::DiscreteGaussianSampler m_sampler;
   double m_realized_delta = 0;
 };

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "labeldp/core/concepts.hpp"
+#include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
@@ -144,11 +145,11 @@ class StaircaseNoise {
     return m_b + m_omb * (m_c1 * over1 + m_c2 * over2);
   }
 
-  /// Exact E[(out - y)^2] for out = lat.output(c + Z, clip), lat.steps == period().
-  double loss(const Lattice& lat, bool clip, double y) const {
-    const std::int64_t c = lat.index(y), D = lat.steps;
-    const double d0 = lat.value(c) - y, g = lat.step, norm = 2 - m_q0;
-    if (!clip) return d0 * d0 + g * g * second_moment();
+  /// Exact E[(out - y)^2] for out = grid.output(grid.index(y) + Z, clip), grid.steps() == period().
+  double loss(const LabelGrid<double>& grid, bool clip, double y) const {
+    const std::int64_t c = grid.index(y), D = grid.steps();
+    const double g = grid.step(), d0 = grid.lo() + double(c) * g - y, norm = 2 - m_q0;
+    if (!clip) return d0 * d0 + g * g * second_moment() + top_point_correction(grid, y, pmf(D - c));
     double M[3];
     for (int m = 0; m < 3; ++m) {
       const double neg = partial(m, c) - (m == 0 ? m_q0 : 0);
@@ -156,7 +157,7 @@ class StaircaseNoise {
     }
     const double mid = d0 * d0 * M[0] + 2 * d0 * g * M[1] + g * g * M[2];
     const double top = tail(D - c) / norm, bottom = tail(c + 1) / norm;
-    const double et = lat.top() - y, eb = lat.lo - y;
+    const double et = grid.top() - y, eb = grid.lo() - y;
     return mid + top * et * et + bottom * eb * eb;
   }
 
@@ -249,12 +250,10 @@ inline std::int64_t optimal_staircase_r(double eps, std::int64_t D) {
 class StaircaseMechanism {
  public:
   /// \throws std::invalid_argument for bad lo/hi, or eps not in [1e-6, 700].
-  StaircaseMechanism(double lo, double hi, double eps, bool clip) : m_eps(eps), m_clip(clip) {
-    detail::validate_label_range(lo, hi);
-    detail::validate_staircase_eps(eps);
+  StaircaseMechanism(double lo, double hi, double eps, bool clip)
+      : m_eps(eps), m_clip(clip), m_grid(checked_grid(lo, hi, eps)) {
     m_gamma = staircase_optimal_gamma(eps);
-    m_lattice = detail::Lattice::power_of_two(lo, hi, std::ldexp(1.0, std::ilogb((hi - lo) / 1048576.0)));
-    const std::int64_t D = m_lattice.steps;
+    const std::int64_t D = m_grid.steps();
     const std::int64_t r = std::clamp<std::int64_t>(std::llround(m_gamma * double(D)), 1, D);
     m_noise = detail::StaircaseNoise(eps, D, r);
   }
@@ -265,38 +264,46 @@ class StaircaseMechanism {
   /// The lattice's plateau: r steps of the period D (r/D is within 2^-21 of gamma()).
   std::int64_t r() const { return m_noise.r(); }
   std::int64_t period() const { return m_noise.period(); }
-  double grid_step() const { return m_lattice.step; }
+  double grid_step() const { return m_grid.step(); }
   bool clipped() const { return m_clip; }
-  const detail::Lattice& lattice() const { return m_lattice; }
+  /// The power-of-two grid the labels are snapped to.
+  const LabelGrid<>& grid() const { return m_grid; }
   const detail::StaircaseNoise& noise() const { return m_noise; }
 
   template <std::uniform_random_bit_generator G>
   double sample(double y, G& gen) const {
-    return m_lattice.output(m_lattice.index(y) + m_noise(gen), m_clip);
+    return m_grid.output(m_grid.index(y) + m_noise(gen), m_clip);
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
     sample_each(*this, in, out, gen);
   }
+  /// Exact E[(M(y) - y)^2] for a finite label y, for the lattice mechanism sampled (closed forms).
+  double conditional_loss(double y) const { return m_noise.loss(m_grid, m_clip, y); }
   /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism sampled (closed forms).
   double expected_loss(const FinitePrior<double>& prior) const {
-    double s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      s += prior.probability(i) * m_noise.loss(m_lattice, m_clip, prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
   }
   std::string to_json() const {
-    return m_lattice.json_head("staircase", m_eps, 0, m_clip) + ",\"gamma\":" + json_number(m_gamma) +
-           ",\"grid_step\":" + json_number(m_lattice.step) + ",\"period\":" + std::to_string(m_noise.period()) +
-           ",\"r\":" + std::to_string(m_noise.r()) + ",\"b\":" + json_number(m_noise.b()) +
+    return detail::baseline_json_head("staircase", m_eps, m_grid.lo(), m_grid.hi(), m_clip) +
+           ",\"gamma\":" + json_number(m_gamma) + ",\"grid_step\":" + json_number(m_grid.step()) +
+           ",\"period\":" + std::to_string(m_noise.period()) + ",\"r\":" + std::to_string(m_noise.r()) +
+           ",\"b\":" + json_number(m_noise.b()) +
            ",\"plateau2_probability\":" + json_number(m_noise.plateau2_probability()) + "}";
   }
 
  private:
+  // The power-of-two grid of step the largest 2^k <= (hi - lo)/2^20, after validating the parameters.
+  static LabelGrid<> checked_grid(double lo, double hi, double eps) {
+    detail::validate_label_range(lo, hi);
+    detail::validate_staircase_eps(eps);
+    return LabelGrid<>::power_of_two(lo, hi, std::ldexp(1.0, std::ilogb((hi - lo) / 1048576.0)));
+  }
+
   double m_eps;
   bool m_clip;
+  LabelGrid<> m_grid;
   double m_gamma = 0;
-  detail::Lattice m_lattice;
   detail::StaircaseNoise m_noise;
 };
 
@@ -314,9 +321,9 @@ class DiscreteStaircaseMechanism {
  public:
   /// \throws std::invalid_argument for bad lo/hi/resolution (LabelGrid's rules), or eps not in [1e-6, 700].
   DiscreteStaircaseMechanism(double lo, double hi, double eps, double resolution, bool clip)
-      : m_lattice(detail::Lattice::from_resolution(lo, hi, resolution)), m_eps(eps), m_clip(clip) {
+      : m_grid(lo, hi, resolution), m_eps(eps), m_clip(clip) {
     detail::validate_staircase_eps(eps);
-    const std::int64_t N = m_lattice.steps;
+    const std::int64_t N = m_grid.steps();
     m_noise = detail::StaircaseNoise(eps, N, detail::optimal_staircase_r(eps, N));
   }
   double eps() const { return m_eps; }
@@ -324,35 +331,35 @@ class DiscreteStaircaseMechanism {
   std::int64_t r() const { return m_noise.r(); }
   /// r / N.
   double gamma() const { return double(m_noise.r()) / double(m_noise.period()); }
-  double resolution() const { return m_lattice.step; }
+  double resolution() const { return m_grid.step(); }
   bool clipped() const { return m_clip; }
-  const detail::Lattice& lattice() const { return m_lattice; }
+  /// The grid of step resolution() the labels are snapped to.
+  const LabelGrid<>& grid() const { return m_grid; }
   const detail::StaircaseNoise& noise() const { return m_noise; }
 
   template <std::uniform_random_bit_generator G>
   double sample(double y, G& gen) const {
-    return m_lattice.output(m_lattice.index(y) + m_noise(gen), m_clip);
+    return m_grid.output(m_grid.index(y) + m_noise(gen), m_clip);
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
     sample_each(*this, in, out, gen);
   }
+  /// Exact E[(M(y) - y)^2] for a finite label y (closed forms).
+  double conditional_loss(double y) const { return m_noise.loss(m_grid, m_clip, y); }
   /// Exact E[(M(y) - y)^2] under the prior (closed forms).
   double expected_loss(const FinitePrior<double>& prior) const {
-    double s = 0;
-    for (Index i = 0; i < prior.size(); ++i)
-      s += prior.probability(i) * m_noise.loss(m_lattice, m_clip, prior.value(i));
-    return s;
+    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
   }
   std::string to_json() const {
-    return m_lattice.json_head("discrete-staircase", m_eps, 0, m_clip) +
-           ",\"resolution\":" + json_number(m_lattice.step) + ",\"gamma\":" + json_number(gamma()) +
+    return detail::baseline_json_head("discrete-staircase", m_eps, m_grid.lo(), m_grid.hi(), m_clip) +
+           ",\"resolution\":" + json_number(m_grid.step()) + ",\"gamma\":" + json_number(gamma()) +
            ",\"r\":" + std::to_string(m_noise.r()) + ",\"b\":" + json_number(m_noise.b()) +
            ",\"plateau2_probability\":" + json_number(m_noise.plateau2_probability()) + "}";
   }
 
  private:
-  detail::Lattice m_lattice;
+  LabelGrid<> m_grid;
   double m_eps;
   bool m_clip;
   detail::StaircaseNoise m_noise;

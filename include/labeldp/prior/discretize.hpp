@@ -32,6 +32,12 @@ enum class Rounding {
 /// label to \f$[s_1, s_k]\f$, then round it to a support point by the chosen Rounding rule.
 /// See the file comment for why it must be chosen without looking at the data.
 ///
+/// Relation to LabelGrid (core/label_grid.hpp): a Discretizer maps labels onto an arbitrary
+/// public support (any sorted points, a choice of rounding rule, and a grid whose last step may
+/// be shorter) for the prior-based mechanisms, which work on a prior's finite support (RR-on-Bins
+/// and the other finite mechanisms, e.g. in the two-stage pipeline); LabelGrid is the uniform
+/// lattice \f$lo + gj\f$ of the additive baselines, to whose index they add integer noise.
+///
 /// \tparam Scalar floating-point type of labels and support points.
 ///
 /// \code{.cpp}

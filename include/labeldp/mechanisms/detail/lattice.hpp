@@ -1,31 +1,23 @@
 /// \file
-/// Shared internals of the lattice baselines (mechanisms/gaussian.hpp, mechanisms/staircase.hpp):
-/// the public lattice onto which labels are clipped and snapped, the constructors' validation, and
-/// exact Bernoulli samplers for rational probabilities and for \f$e^{-n/d}\f$ (Canonne, Kamath and
-/// Steinke 2020, Algorithm 1) in 128-bit integer arithmetic.
+/// Shared internals of the lattice baselines (the mechanisms of mechanisms/additive_noise.hpp,
+/// mechanisms/gaussian.hpp and mechanisms/staircase.hpp, which add integer noise to a label's
+/// index on a LabelGrid): the mechanism-file head, the prior-weighted expected loss, the
+/// constructors' delta rule, and exact Bernoulli samplers for rational probabilities and for
+/// \f$e^{-n/d}\f$ (Canonne, Kamath and Steinke 2020, Algorithm 1) in 128-bit integer arithmetic.
 #pragma once
 
-#include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "labeldp/core/json_writer.hpp"
+#include "labeldp/core/label_grid.hpp"
+#include "labeldp/core/prior.hpp"
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/validate.hpp"
 
 namespace labeldp::detail {
-
-/// Throws unless lo < hi are finite (the messages of LabelGrid).
-inline void validate_label_range(double lo, double hi) {
-  validate_finite("lo", lo);
-  validate_finite("hi", hi);
-  if (!(lo < hi))
-    throw std::invalid_argument("'lo' must be below 'hi', got lo = " + format_number(lo) +
-                                ", hi = " + format_number(hi));
-}
 
 /// Throws unless delta is in (0, 1) and at least 1e-300 (below, the deltas computed in double
 /// precision would underflow and could no longer certify the guarantee).
@@ -34,63 +26,34 @@ inline void validate_delta(double delta) {
   if (delta < 1e-300) fail_parameter("delta", "must be at least 1e-300", delta);
 }
 
-/// The public lattice \f$lo + g j\f$, j = 0..D, with the top point read as hi when outputs are
-/// clipped. A label is clipped to [lo, hi] and snapped to the nearest lattice point; the map is
-/// monotone, so two labels' indices differ by at most D (the sensitivity in lattice units).
-struct Lattice {
-  double lo = 0, hi = 1, step = 1;
-  std::int64_t steps = 1;
-  double top_value = 1;  ///< output for indices >= steps when clipping
+/// The fields every baseline's mechanism file starts with (the labeldp CLI contract,
+/// "baseline"): format, version, kind, eps, delta, sensitivity, lo, hi, clip.
+inline std::string baseline_json_head(const char* kind, double eps, double lo, double hi, bool clip, double delta = 0) {
+  return "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":" + json_string(kind) +
+         ",\"eps\":" + json_number(eps) + ",\"delta\":" + json_number(delta) +
+         ",\"sensitivity\":" + json_number(hi - lo) + ",\"lo\":" + json_number(lo) + ",\"hi\":" + json_number(hi) +
+         ",\"clip\":" + (clip ? "true" : "false");
+}
 
-  /// Lattice for a resolution R that divides hi - lo (the rules and messages of LabelGrid, with
-  /// the parameter named 'resolution').
-  static Lattice from_resolution(double lo, double hi, double resolution) {
-    validate_label_range(lo, hi);
-    validate_finite_positive("resolution", resolution);
-    const double n = (hi - lo) / resolution, rounded = std::round(n);
-    if (std::abs(n - rounded) > 1e-9 * std::max(1.0, n) || rounded < 1 || rounded > 2147483648.0)
-      throw std::invalid_argument("'resolution' must divide hi - lo into 1 to 2^31 steps, got " +
-                                  format_number(resolution) + " for [" + format_number(lo) + ", " + format_number(hi) +
-                                  "]");
-    return Lattice{lo, hi, resolution, std::int64_t(rounded), hi};
-  }
+/// \f$\sum_y p(y)\,\ell(y)\f$ over the prior's support: the expected loss of a mechanism whose
+/// conditional loss \f$\ell(y) = E[(M(y) - y)^2]\f$ is `per_label_loss(y)` (labels of probability 0
+/// are skipped).
+template <typename Scalar, typename PerLabelLoss>
+Scalar prior_expectation(const FinitePrior<Scalar>& prior, PerLabelLoss&& per_label_loss) {
+  Scalar s = 0;
+  for (Index i = 0; i < prior.size(); ++i)
+    if (prior.probability(i) > 0) s += prior.probability(i) * Scalar(per_label_loss(prior.value(i)));
+  return s;
+}
 
-  /// Lattice of power-of-two step g anchored at lo; D = round((hi - lo)/g).
-  static Lattice power_of_two(double lo, double hi, double step) {
-    const double n = std::round((hi - lo) / step);
-    if (!(n >= 1 && n <= 4611686018427387904.0))
-      throw std::invalid_argument("label range [" + format_number(lo) + ", " + format_number(hi) +
-                                  "] needs a lattice of 1 to 2^62 steps of " + format_number(step));
-    return Lattice{lo, hi, step, std::int64_t(n), std::min(hi, lo + step * n)};
-  }
-
-  /// Index of a label after clipping to [lo, hi] and snapping. \throws std::invalid_argument for NaN/inf.
-  std::int64_t index(double y) const {
-    if (!std::isfinite(y)) fail_parameter("label", "must be finite", y);
-    if (y <= lo) return 0;
-    if (y >= hi) return steps;
-    return std::min<std::int64_t>(steps, std::llround((y - lo) / step));
-  }
-  /// Value of lattice index j (unclipped: any integer).
-  double value(std::int64_t j) const { return lo + step * double(j); }
-  /// Output value of a noisy index: clipped to [0, D] (top point hi) when `clip`.
-  double output(std::int64_t j, bool clip) const {
-    if (!clip) return value(j);
-    if (j <= 0) return lo;
-    if (j >= steps) return top();
-    return value(j);
-  }
-  /// The value of the top index when clipping: hi for a resolution lattice, min(hi, lo + gD) otherwise.
-  double top() const { return top_value; }
-
-  /// Common mechanism-file fields: format, version, kind, eps, delta, sensitivity, lo, hi, clip.
-  std::string json_head(const char* kind, double eps, double delta, bool clip) const {
-    return std::string("{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":") + json_string(kind) +
-           ",\"eps\":" + json_number(eps) + ",\"delta\":" + json_number(delta) +
-           ",\"sensitivity\":" + json_number(hi - lo) + ",\"lo\":" + json_number(lo) + ",\"hi\":" + json_number(hi) +
-           ",\"clip\":" + (clip ? "true" : "false");
-  }
-};
+/// The unclipped outputs of a grid are \f$lo + g m\f$ except value(N), the grid's top point (hi
+/// on a resolution grid, which \f$lo + gN\f$ may miss by a rounding): what replacing that one
+/// point adds to \f$E[(v(c + Z) - y)^2]\f$ when \f$\Pr[c + Z = N] = p_N\f$.
+template <typename Scalar>
+double top_point_correction(const LabelGrid<Scalar>& grid, double y, double p_top) {
+  const double n = double(grid.lo() + Scalar(grid.steps()) * grid.step()) - y, t = double(grid.value(grid.steps())) - y;
+  return p_top * (t * t - n * n);
+}
 
 /// Random bits drawn from a generator 64 at a time and handed out as needed, so that the small
 /// exact draws of the samplers (a sign, Bernoulli(1/K), a Bernoulli of a double's binary
