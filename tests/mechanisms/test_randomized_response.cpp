@@ -74,3 +74,20 @@ TEST_CASE("rr_with_prior: sampling matches the exact rows (chi-square)", "[rando
   }
   REQUIRE_THROWS_WITH(labeldp::rr_with_prior(prior, -1.0), "'eps' must be finite and positive, got -1");
 }
+
+TEST_CASE("randomized response and RRWithPrior at eps beyond doubles are built at 700 and eps-DP exactly",
+          "[randomized_response]") {
+  labeldp::Vector<double> values(3);
+  values << 0, 1, 2;
+  const auto prior = labeldp::FinitePrior<>::from_weights({0, 1, 2}, {0.5, 0.3, 0.2});
+  for (const double eps : {700.0, 710.0, 800.0, 1e308}) {
+    INFO("eps = " << eps);
+    for (const auto& m : {labeldp::randomized_response(values, eps), labeldp::rr_with_prior(prior, eps)}) {
+      CHECK(std::isfinite(m.probabilities().sum()));
+      CHECK(m.probabilities().minCoeff() > 0);
+      CHECK(labeldp::satisfies_epsilon(m.probabilities(), 700.0));
+      for (labeldp::Index i = 0; i < m.probabilities().rows(); ++i)
+        CHECK(m.probabilities().row(i).sum() == Approx(1.0).epsilon(1e-12));
+    }
+  }
+}

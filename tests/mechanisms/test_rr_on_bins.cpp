@@ -719,3 +719,23 @@ TEST_CASE("RR-on-Bins: expected_loss rejects a prior on other values", "[rr_on_b
   REQUIRE_THROWS_WITH(rr.expected_loss(other),
                       Catch::Contains("'prior' must have exactly the mechanism's input values"));
 }
+
+TEST_CASE("RR-on-Bins at eps beyond doubles (709 .. 1e308) is built at 700, eps-DP exactly, and keeps its eps",
+          "[rr_on_bins]") {
+  const auto prior = labeldp::FinitePrior<>::from_weights({0, 1, 5, 9}, {0.2, 0.3, 0.4, 0.1});
+  for (const double eps : {30.0, 700.0, 709.0, 710.0, 800.0, 1e308}) {
+    INFO("eps = " << eps);
+    const auto rr = labeldp::optimal_rr_on_bins(prior, eps);
+    CHECK(rr.eps() == eps);
+    REQUIRE(rr.num_outputs() == 4);  // one bin per value: identity up to e^-min(eps, 700)
+    for (labeldp::Index j = 0; j < 4; ++j) CHECK(rr.outputs()[j] == Approx(prior.value(j)).margin(1e-9));
+    const auto m = rr.mechanism();
+    CHECK(std::isfinite(m.probabilities().sum()));
+    CHECK(m.probabilities().minCoeff() > 0);  // no exact zero: a zero next to a positive entry is not DP
+    CHECK(labeldp::satisfies_epsilon(m.probabilities(), std::min(eps, 700.0)));
+    CHECK(labeldp::satisfies_epsilon(m.probabilities(), eps));
+    CHECK(rr.own_bin_probability() == Approx(1.0));
+    labeldp::SeededRandom gen(3);
+    for (int i = 0; i < 100; ++i) CHECK(rr.sample(5.0, gen) == rr.outputs()[2]);
+  }
+}

@@ -53,4 +53,15 @@ inline void validate_in_range(std::string_view name, double value, double lo, do
 /// Privacy parameters: epsilon must be finite and positive.
 inline void validate_epsilon(double eps, std::string_view name = "eps") { validate_finite_positive(name, eps); }
 
+/// The largest eps at which finite (table) mechanisms are computed: 700. Beyond about 708 the
+/// probability \f$e^{-\varepsilon}\f$ of an unlikely output is no longer a normal double, and a
+/// table with an exact 0 next to a positive entry in the same column is not eps-DP for any
+/// finite eps. A 700-DP mechanism is eps-DP for every eps >= 700, and its probabilities differ
+/// from those of the eps one by less than \f$e^{-700} \approx 10^{-304}\f$: the same table in doubles.
+inline constexpr double kMaxTableEpsilon = 700;
+
+/// The eps a finite mechanism is computed at: \f$\min(\varepsilon, 700)\f$ (kMaxTableEpsilon). The
+/// mechanism still reports the eps it was asked for, which it satisfies.
+inline double table_epsilon(double eps) { return eps < kMaxTableEpsilon ? eps : kMaxTableEpsilon; }
+
 }  // namespace labeldp

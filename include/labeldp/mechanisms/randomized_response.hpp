@@ -27,10 +27,10 @@ FiniteMechanism<Scalar> randomized_response(const Vector<Scalar>& values, double
   validate_epsilon(eps);
   const Index k = values.size();
   if (k == 0) throw std::invalid_argument("randomized response needs at least one value");
-  const Scalar e = std::exp(Scalar(eps));
+  const Scalar e = std::exp(Scalar(table_epsilon(eps)));
   Matrix<Scalar> P = Matrix<Scalar>::Constant(k, k, Scalar(1) / (e + Scalar(k - 1)));
   for (Index i = 0; i < k; ++i) P(i, i) = e / (e + Scalar(k - 1));
-  cap_to_epsilon(P, eps);  // the two rounded quotients may be e^eps apart plus roundoff
+  cap_to_epsilon(P, table_epsilon(eps));  // the two rounded quotients may be e^eps apart plus roundoff
   return FiniteMechanism<Scalar>(values, values, std::move(P));
 }
 
@@ -42,7 +42,7 @@ Index rr_with_prior_top_k(const FinitePrior<Scalar>& prior, double eps) {
   validate_epsilon(eps);
   std::vector<Scalar> sorted(prior.probabilities().data(), prior.probabilities().data() + prior.size());
   std::sort(sorted.begin(), sorted.end(), std::greater<Scalar>());
-  const Scalar e = std::exp(Scalar(eps));
+  const Scalar e = std::exp(Scalar(table_epsilon(eps)));
   Scalar mass = 0, best = -1;
   Index best_k = 1;
   for (Index k = 1; k <= prior.size(); ++k) {
@@ -74,7 +74,7 @@ FiniteMechanism<Scalar> rr_with_prior(const FinitePrior<Scalar>& prior, double e
   std::sort(kept.begin(), kept.end());
   Vector<Scalar> outputs(top);
   for (Index j = 0; j < top; ++j) outputs[j] = prior.value(kept[std::size_t(j)]);
-  const Scalar e = std::exp(Scalar(eps));
+  const Scalar e = std::exp(Scalar(table_epsilon(eps)));
   Matrix<Scalar> P(k, top);
   for (Index i = 0; i < k; ++i) {
     const auto it = std::find(kept.begin(), kept.end(), i);
@@ -85,7 +85,7 @@ FiniteMechanism<Scalar> rr_with_prior(const FinitePrior<Scalar>& prior, double e
       P(i, Index(it - kept.begin())) = e / (e + Scalar(top - 1));
     }
   }
-  cap_to_epsilon(P, eps);  // the rounded quotients may be e^eps apart plus roundoff
+  cap_to_epsilon(P, table_epsilon(eps));  // the rounded quotients may be e^eps apart plus roundoff
   return FiniteMechanism<Scalar>(prior.values(), std::move(outputs), std::move(P));
 }
 

@@ -42,6 +42,9 @@ namespace labeldp {
 /// prior (optimal_rr_on_bins()) is optimal among ALL eps-DP mechanisms for losses satisfying
 /// Assumption 4.
 ///
+/// Above eps = 700 the probabilities and the sampler use 700 (table_epsilon(): beyond, the
+/// probability of another bin is no longer a normal double); eps() stays the eps asked for.
+///
 /// Sampling is exact. With \f$W = e^\varepsilon - 1\f$ and \f$s = d/(W + d)\f$, the sampler
 /// returns an exactly uniform output among all d (core uniform_below()) with probability s and
 /// \f$\Phi(y)\f$ otherwise; the coin is an exact Bernoulli (core bernoulli(), which compares
@@ -102,7 +105,7 @@ class RROnBins {
       m_bin[std::size_t(i)] = Index(outs.size()) - 1;
     }
     m_outputs = Eigen::Map<const Vector<Scalar>>(outs.data(), Index(outs.size()));
-    set_sampler(eps, num_outputs());
+    set_sampler(table_epsilon(eps), num_outputs());
     if constexpr (kHashed) build_index();
   }
 
@@ -150,21 +153,24 @@ class RROnBins {
   /// (Algorithm 1), computed as \f$1/(1 + (d-1)e^{-\varepsilon})\f$ so large eps does not overflow.
   double own_bin_probability() const {
     const double d = double(num_outputs());
-    return 1.0 / (1.0 + (d - 1) * std::exp(-m_eps));
+    return 1.0 / (1.0 + (d - 1) * std::exp(-table_epsilon(m_eps)));
   }
   /// Probability \f$1/(e^\varepsilon + d - 1)\f$ of each other output (0 when d = 1).
   double other_bin_probability() const {
     const double d = double(num_outputs());
     if (d == 1) return 0.0;
-    return std::exp(-m_eps) / (1.0 + (d - 1) * std::exp(-m_eps));
+    const double e = std::exp(-table_epsilon(m_eps));
+    return e / (1.0 + (d - 1) * e);
   }
 
-  /// The exact k x d probability matrix of Algorithm 1: own_bin_probability() on
-  /// \f$\Phi(y)\f$'s column, other_bin_probability() elsewhere.
+  /// The k x d probability matrix of Algorithm 1: own_bin_probability() on \f$\Phi(y)\f$'s
+  /// column, other_bin_probability() elsewhere, lowered to \f$e^\varepsilon\f$ exactly as stored
+  /// (cap_to_epsilon(): the two rounded quotients may be \f$e^\varepsilon\f$ apart plus an ulp).
   FiniteMechanism<Scalar> mechanism() const {
     const Index k = num_inputs(), d = num_outputs();
     Matrix<Scalar> p = Matrix<Scalar>::Constant(k, d, Scalar(other_bin_probability()));
     for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = Scalar(own_bin_probability());
+    cap_to_epsilon(p, table_epsilon(m_eps));
     return FiniteMechanism<Scalar>(m_inputs, m_outputs, std::move(p));
   }
 
@@ -172,9 +178,8 @@ class RROnBins {
   double delta() const { return 0; }
 
   /// The mechanism file (the labeldp CLI contract, `bins`): format, version, eps, the inputs,
-  /// outputs, the bins as `{"first","last","output"}` and Algorithm 1's matrix lowered to
-  /// \f$e^\varepsilon\f$ exactly as stored (cap_to_epsilon(): in doubles the two probabilities
-  /// may be \f$e^\varepsilon\f$ apart plus an ulp), which io::load_mechanism() checks exactly.
+  /// outputs, the bins as `{"first","last","output"}` and mechanism()'s matrix (eps-DP exactly
+  /// as stored), which io::load_mechanism() checks exactly.
   std::string to_json() const {
     std::string bins = "\"bins\":[";
     for (Index b = 0, first = 0; b < num_outputs(); ++b) {
@@ -187,9 +192,7 @@ class RROnBins {
       first = last + 1;
     }
     bins += "],";
-    const FiniteMechanism<Scalar> exact = mechanism();
-    Matrix<Scalar> P = exact.probabilities();
-    cap_to_epsilon(P, m_eps);
+    const Matrix<Scalar> P = mechanism().probabilities();
     std::string fields = json_fields(FiniteMechanism<double>(
         m_inputs.template cast<double>(), m_outputs.template cast<double>(), P.template cast<double>()));
     const std::size_t at = fields.find("\"probabilities\":");  // bins go before it (the contract's order)
@@ -388,7 +391,7 @@ requires NoisyLabelLoss<Loss, Scalar> RROnBinsSolution<Scalar> solve_rr_on_bins(
                                                                                 double eps, const Loss& loss = {}) {
   validate_epsilon(eps);
   for (Index i = 0; i < prior.size(); ++i) loss.validate_label(prior.value(i));
-  const auto scale = detail::RROnBinsScale::from_eps(eps);
+  const auto scale = detail::RROnBinsScale::from_eps(table_epsilon(eps));
   auto finish = [&](const auto& model) {
     const auto out = detail::dinkelbach<Scalar>(model, scale);
     return RROnBinsSolution<Scalar>{
