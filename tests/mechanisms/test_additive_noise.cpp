@@ -137,13 +137,10 @@ labeldp::FinitePrior<> test_prior() {
 template <typename M>
 void check_batch_matches_single(const M& m) {
   const std::vector<double> in = {-5.0, 0.0, 0.3, 2.0, 3.99, 8.0, 100.0, 4.0, 4.0, 1.5};
-  labeldp::SeededRandom g1(2024), g2(2024);
-  std::vector<double> single, batch(in.size());
-  for (double y : in) single.push_back(m.sample(y, g1));
-  m.sample(std::span<const double>(in), std::span<double>(batch), g2);
-  CHECK(single == batch);
+  CHECK(labeldp::test::batch_matches_single(m, in, labeldp::SeededRandom(2024)));
+  labeldp::SeededRandom g(2024);
   std::vector<double> short_out(3);
-  REQUIRE_THROWS_WITH(m.sample(std::span<const double>(in), std::span<double>(short_out), g2),
+  REQUIRE_THROWS_WITH(m.sample(std::span<const double>(in), std::span<double>(short_out), g),
                       "batch sample: 'out' has 3 entries but 'in' has 10");
 }
 

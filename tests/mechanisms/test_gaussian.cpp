@@ -281,19 +281,38 @@ TEST_CASE("Gaussian expected losses are exact: brute force and Monte Carlo", "[.
   }
 }
 
+TEST_CASE("discrete Gaussian loss is exact when lo + N R misses hi by a rounding (the top point is hi)", "[gaussian]") {
+  // R = 0.1 (1 + 9e-10) divides [0, 1] into 10 steps within the 1e-9 tolerance; lo + 10 R = 1 + 9e-10.
+  const double R = 0.1 * (1 + 9e-10);
+  const DiscreteGaussianMechanism m(0, 1, 2.0, 1e-3, R, false);
+  REQUIRE(m.grid().steps() == 10);
+  REQUIRE(m.grid().value(10) == 1.0);
+  const std::int64_t K = std::int64_t(60 * m.sigma() / R) + 20;
+  for (double y : {0.6, 1.3, 2.0}) {
+    const std::int64_t c = m.grid().index(y);
+    long double brute = 0, uniform = 0, mass = 0;  // outputs as sampled; outputs lo + R j at every j
+    for (std::int64_t z = -K; z <= K; ++z) {
+      const long double p = m.noise_pmf(z), e = m.grid().output(c + z, false) - y, u = R * double(c + z) - y;
+      brute += p * e * e;
+      uniform += p * u * u;
+      mass += p;
+    }
+    brute /= mass;
+    uniform /= mass;
+    INFO("y " << y << " exact " << m.conditional_loss(y) << " brute " << double(brute));
+    CHECK(m.conditional_loss(y) == Approx(double(brute)).epsilon(1e-13));
+    // A loss without the top-point correction (uniform) would fail the check above.
+    CHECK(std::abs(double(uniform - brute)) > 1e-12 * double(brute));
+  }
+}
+
 TEST_CASE("Gaussian mechanisms: batch sampling equals single calls; mechanism files", "[gaussian]") {
   const DiscreteGaussianMechanism dg(0, 10, 1.0, 1e-6, 0.5, true);
   const AnalyticGaussianMechanism ag(-1, 4, 2.0, 1e-8, false);
   std::vector<double> in;
   for (int i = 0; i < 500; ++i) in.push_back(-2 + 0.031 * i);
-  auto check = [&](const auto& m) {
-    std::vector<double> out(in.size());
-    SeededRandom g1(99), g2(99);
-    m.sample(std::span<const double>(in), std::span<double>(out), g1);
-    for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == m.sample(in[i], g2));
-  };
-  check(dg);
-  check(ag);
+  CHECK(labeldp::test::batch_matches_single(dg, in, SeededRandom(99)));
+  CHECK(labeldp::test::batch_matches_single(ag, in, SeededRandom(99)));
   const std::string j1 = dg.to_json(), j2 = ag.to_json();
   for (const char* f : {"\"format\":\"labeldp-mechanism\"", "\"version\":1", "\"eps\":1",
                         "\"delta\":", "\"sensitivity\":10", "\"lo\":0", "\"hi\":10", "\"clip\":true",

@@ -193,6 +193,28 @@ TEST_CASE("staircase losses: closed forms match brute-force sums over the output
     }
 }
 
+TEST_CASE("staircase loss is exact when lo + N R misses hi by a rounding (the top point is hi)", "[staircase]") {
+  // R = 0.1 (1 + 9e-10) divides [0, 1] into 10 steps within the 1e-9 tolerance; lo + 10 R = 1 + 9e-10.
+  const double R = 0.1 * (1 + 9e-10);
+  const DiscreteStaircaseMechanism m(0, 1, 1.0, R, false);
+  REQUIRE(m.grid().steps() == 10);
+  REQUIRE(m.grid().value(10) == 1.0);
+  const std::int64_t K = 200 * 10;
+  for (double y : {0.6, 1.3, 2.0}) {
+    const std::int64_t c = m.grid().index(y);
+    long double brute = 0, uniform = 0;  // outputs as sampled; outputs lo + R j at every j
+    for (std::int64_t z = -K; z <= K; ++z) {
+      const long double p = m.noise().pmf(z), e = m.grid().output(c + z, false) - y, u = R * double(c + z) - y;
+      brute += p * e * e;
+      uniform += p * u * u;
+    }
+    INFO("y " << y << " exact " << m.conditional_loss(y) << " brute " << double(brute));
+    CHECK(m.conditional_loss(y) == Approx(double(brute)).epsilon(1e-13));
+    // A loss without the top-point correction (uniform) would fail the check above.
+    CHECK(std::abs(double(uniform - brute)) > 1e-12 * double(brute));
+  }
+}
+
 TEST_CASE("staircase mechanisms reject each bad parameter", "[staircase]") {
   CHECK_THROWS_WITH(StaircaseMechanism(0, 1, 0, true), "'eps' must be finite and positive, got 0");
   CHECK_THROWS_WITH(StaircaseMechanism(0, 1, -1, true), "'eps' must be finite and positive, got -1");
@@ -266,14 +288,8 @@ TEST_CASE("staircase mechanisms: batch sampling equals single calls; mechanism f
   const DiscreteStaircaseMechanism ds(0, 10, 0.8, 0.25, false);
   std::vector<double> in;
   for (int i = 0; i < 500; ++i) in.push_back(-2 + 0.031 * i);
-  auto check = [&](const auto& m) {
-    std::vector<double> out(in.size());
-    SeededRandom g1(99), g2(99);
-    m.sample(std::span<const double>(in), std::span<double>(out), g1);
-    for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == m.sample(in[i], g2));
-  };
-  check(st);
-  check(ds);
+  CHECK(labeldp::test::batch_matches_single(st, in, SeededRandom(99)));
+  CHECK(labeldp::test::batch_matches_single(ds, in, SeededRandom(99)));
   const std::string j1 = st.to_json(), j2 = ds.to_json();
   for (const char* f : {"\"format\":\"labeldp-mechanism\"", "\"version\":1", "\"mechanism\":\"staircase\"",
                         "\"eps\":1.5", "\"delta\":0", "\"sensitivity\":5", "\"lo\":-1", "\"hi\":4", "\"clip\":true",

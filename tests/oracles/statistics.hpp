@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -152,6 +153,18 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> grid_noise_draws
     z.second.push_back(std::llround((mutant.sample(y, gen) - c) / g));
   }
   return z;
+}
+
+/// True when the batch form `m.sample(in, out, gen)` returns exactly the single draws
+/// `m.sample(in[i], gen)` of a copy of `gen` (the same seed), in order.
+template <typename M, typename Gen>
+bool batch_matches_single(const M& m, const std::vector<double>& in, Gen gen) {
+  Gen single = gen;
+  std::vector<double> out(in.size());
+  m.sample(std::span<const double>(in), std::span<double>(out), gen);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (out[i] != m.sample(in[i], single)) return false;
+  return true;
 }
 
 struct MonteCarlo {

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -34,14 +33,6 @@
 namespace labeldp {
 
 namespace detail {
-
-/// j + z without overflow (noise of magnitude near 2^63 has probability below e^-(2^20)).
-inline std::int64_t add_saturating(std::int64_t j, std::int64_t z) {
-  std::int64_t r;
-  if (__builtin_add_overflow(j, z, &r))
-    return z > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
-  return r;
-}
 
 /// \f$E[(v(M) - y)^2]\f$ for the index \f$M = j(y) + Z\f$ on `grid` (clipped to [0, N] when
 /// `clip`), Z discrete Laplace, output values \f$v(m) = lo + m g\f$ except \f$v(N) = top\f$ (the
@@ -82,7 +73,7 @@ long double grid_laplace_loss(const LabelGrid<Scalar>& grid, const DiscreteLapla
 /// double noisy = lap.sample(1234.5, gen);
 /// \endcode
 template <typename Scalar = double>
-class DiscreteLaplaceMechanism {
+class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceMechanism<Scalar>, Scalar> {
  public:
   /// \throws std::invalid_argument for a bad eps (or eps / N below 2^-42).
   DiscreteLaplaceMechanism(LabelGrid<Scalar> grid, double eps, bool clip)
@@ -101,19 +92,6 @@ class DiscreteLaplaceMechanism {
   /// The nominal scale \f$N/\varepsilon\f$ in grid steps ((hi-lo)/(eps g)).
   double scale() const { return double(m_grid.steps()) / m_eps; }
 
-  /// A noisy label for `y` (clipped and rounded to the grid first). Exact; the work does not
-  /// depend on `y`.
-  template <std::uniform_random_bit_generator G>
-  Scalar sample(Scalar y, G& gen) const {
-    return m_grid.output(detail::add_saturating(m_grid.index(y), m_noise(gen)), m_clip);
-  }
-  /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
-  /// \throws std::invalid_argument when the sizes differ.
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    sample_each(*this, in, out, gen);
-  }
-
   /// \f$E[(M(y) - y)^2]\f$ without clipping, for y on the grid: \f$g^2\,2\alpha/(1-\alpha)^2\f$.
   Scalar unclipped_mean_squared_error() const {
     return Scalar(m_grid.step() * m_grid.step() * m_noise.second_moment());
@@ -122,11 +100,6 @@ class DiscreteLaplaceMechanism {
   /// \f$E[(M(y) - y)^2]\f$ for any finite label y (clipped and rounded first, measured from y
   /// itself), exactly in closed form (with clipping when the mechanism clips).
   Scalar conditional_loss(Scalar y) const { return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip)); }
-  /// The expected squared error \f$\sum_y p(y) E[(M(y) - y)^2]\f$ under `prior` (its values need
-  /// not lie on the grid).
-  Scalar expected_loss(const FinitePrior<Scalar>& prior) const {
-    return detail::prior_expectation(prior, [this](Scalar y) { return conditional_loss(y); });
-  }
 
   /// The clipped mechanism as an exact (N+1) x (N+1) matrix on the grid:
   /// \f$P[j][m] = c\,\alpha^{|m-j|}\f$ inside, \f$\alpha^{j}/(1+\alpha)\f$ at m = 0 and
@@ -208,7 +181,7 @@ class DiscreteLaplaceMechanism {
 /// double noisy = lap.sample(1234.5, gen);   // 1234.5 + Lap(5000), on a grid of step 2^-19
 /// \endcode
 template <typename Scalar = double>
-class LaplaceMechanism {
+class LaplaceMechanism : public detail::LatticeBaseline<LaplaceMechanism<Scalar>, Scalar> {
  public:
   /// \throws std::invalid_argument naming 'lo', 'hi' or 'eps' (finite, lo < hi, eps > 0 and at
   ///         least 2^-40), or hi - lo overflowing.
@@ -245,18 +218,6 @@ class LaplaceMechanism {
   /// The output for noisy index m: \f$lo + g m\f$ (clipped to [lo, hi] when the mechanism clips).
   Scalar value(std::int64_t m) const { return m_grid.output(m, m_clip); }
 
-  /// A noisy label for `y`. Exact; the work does not depend on `y`.
-  template <std::uniform_random_bit_generator G>
-  Scalar sample(Scalar y, G& gen) const {
-    return value(detail::add_saturating(index(y), m_noise(gen)));
-  }
-  /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
-  /// \throws std::invalid_argument when the sizes differ.
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    sample_each(*this, in, out, gen);
-  }
-
   /// \f$\Pr[M(y) \le x]\f$, exactly as sampled (unclipped; clipped outputs add atoms at lo, hi).
   long double cdf(Scalar y, Scalar x) const {
     const long double k = std::floor((static_cast<long double>(x) - m_grid.lo()) / m_grid.step());
@@ -273,10 +234,6 @@ class LaplaceMechanism {
   /// \f$E[(M(y) - y)^2]\f$ for any finite label y (measured from y itself), exactly in closed
   /// form, with clipping when the mechanism clips.
   Scalar conditional_loss(Scalar y) const { return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip)); }
-  /// The expected squared error under `prior`.
-  Scalar expected_loss(const FinitePrior<Scalar>& prior) const {
-    return detail::prior_expectation(prior, [this](Scalar y) { return conditional_loss(y); });
-  }
 
   /// The mechanism file: the contract's baseline fields with `"mechanism":"laplace"`,
   /// `"scale"` (b), and the grid's cost stated: `"granularity"` (g), `"grid_steps"` (N),

@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
-#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -306,7 +305,7 @@ inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, doubl
 /// labeldp::SecureRandom gen;
 /// double noisy = dg.sample(1234.5, gen);
 /// \endcode
-class DiscreteGaussianMechanism {
+class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussianMechanism> {
  public:
   /// \throws std::invalid_argument for a bad lo/hi/resolution (LabelGrid's rules), eps not in
   ///         (0, 100], delta not in [1e-300, 1), or noise wider than 2^20 grid steps.
@@ -337,25 +336,10 @@ class DiscreteGaussianMechanism {
     const double s2 = m_sampler.sigma2();
     return std::exp(-double(z) * double(z) / (2 * s2)) / detail::discrete_gaussian_normalizer(s2);
   }
-  /// The noisy grid index for grid index j (before clipping).
-  template <std::uniform_random_bit_generator G>
-  std::int64_t sample_index(std::int64_t j, G& gen) const {
-    return j + m_sampler(gen);
-  }
-  template <std::uniform_random_bit_generator G>
-  double sample(double y, G& gen) const {
-    return m_grid.output(sample_index(m_grid.index(y), gen), m_clip);
-  }
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    sample_each(*this, in, out, gen);
-  }
+  /// The noise sampler, on grid steps.
+  const detail::DiscreteGaussianSampler& noise() const { return m_sampler; }
   /// Exact E[(M(y) - y)^2] for a finite label y (clipped when the mechanism clips), measured from y.
   double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_sampler.sigma2(), y); }
-  /// Exact E[(M(y) - y)^2] under the prior (clipped when the mechanism clips).
-  double expected_loss(const FinitePrior<double>& prior) const {
-    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
-  }
   std::string to_json() const {
     return detail::baseline_json_head("discrete-gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
            ",\"resolution\":" + json_number(m_grid.step()) + ",\"sigma\":" + json_number(sigma()) +
@@ -392,7 +376,7 @@ class DiscreteGaussianMechanism {
 /// labeldp::SecureRandom gen;
 /// double noisy = ag.sample(1234.5, gen);
 /// \endcode
-class AnalyticGaussianMechanism {
+class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussianMechanism> {
  public:
   /// \throws std::invalid_argument for bad lo/hi, eps not in (0, 100], delta not in [1e-300, 1).
   AnalyticGaussianMechanism(double lo, double hi, double eps, double delta, bool clip)
@@ -417,20 +401,10 @@ class AnalyticGaussianMechanism {
   std::uint64_t sigma2_numerator() const { return m_sampler.m; }
   int sigma2_log2_denominator() const { return m_sampler.f; }
 
-  template <std::uniform_random_bit_generator G>
-  double sample(double y, G& gen) const {
-    return m_grid.output(m_grid.index(y) + m_sampler(gen), m_clip);
-  }
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    sample_each(*this, in, out, gen);
-  }
+  /// The noise sampler, on grid steps.
+  const detail::DiscreteGaussianSampler& noise() const { return m_sampler; }
   /// Exact E[(M(y) - y)^2] for a finite label y, for the lattice mechanism actually sampled.
   double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_sampler.sigma2(), y); }
-  /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism actually sampled.
-  double expected_loss(const FinitePrior<double>& prior) const {
-    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
-  }
   std::string to_json() const {
     return detail::baseline_json_head("gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
            ",\"sigma\":" + json_number(sigma()) + ",\"analytic_sigma\":" + json_number(m_analytic_sigma) +

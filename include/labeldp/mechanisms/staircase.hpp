@@ -18,7 +18,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -247,7 +246,7 @@ inline std::int64_t optimal_staircase_r(double eps, std::int64_t D) {
 /// labeldp::SecureRandom gen;
 /// double noisy = st.sample(1234.5, gen);
 /// \endcode
-class StaircaseMechanism {
+class StaircaseMechanism : public detail::LatticeBaseline<StaircaseMechanism> {
  public:
   /// \throws std::invalid_argument for bad lo/hi, or eps not in [1e-6, 700].
   StaircaseMechanism(double lo, double hi, double eps, bool clip)
@@ -270,20 +269,8 @@ class StaircaseMechanism {
   const LabelGrid<>& grid() const { return m_grid; }
   const detail::StaircaseNoise& noise() const { return m_noise; }
 
-  template <std::uniform_random_bit_generator G>
-  double sample(double y, G& gen) const {
-    return m_grid.output(m_grid.index(y) + m_noise(gen), m_clip);
-  }
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    sample_each(*this, in, out, gen);
-  }
   /// Exact E[(M(y) - y)^2] for a finite label y, for the lattice mechanism sampled (closed forms).
   double conditional_loss(double y) const { return m_noise.loss(m_grid, m_clip, y); }
-  /// Exact E[(M(y) - y)^2] under the prior for the lattice mechanism sampled (closed forms).
-  double expected_loss(const FinitePrior<double>& prior) const {
-    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
-  }
   std::string to_json() const {
     return detail::baseline_json_head("staircase", m_eps, m_grid.lo(), m_grid.hi(), m_clip) +
            ",\"gamma\":" + json_number(m_gamma) + ",\"grid_step\":" + json_number(m_grid.step()) +
@@ -317,7 +304,7 @@ class StaircaseMechanism {
 /// labeldp::SecureRandom gen;
 /// double noisy = st.sample(1234.5, gen);
 /// \endcode
-class DiscreteStaircaseMechanism {
+class DiscreteStaircaseMechanism : public detail::LatticeBaseline<DiscreteStaircaseMechanism> {
  public:
   /// \throws std::invalid_argument for bad lo/hi/resolution (LabelGrid's rules), or eps not in [1e-6, 700].
   DiscreteStaircaseMechanism(double lo, double hi, double eps, double resolution, bool clip)
@@ -337,20 +324,8 @@ class DiscreteStaircaseMechanism {
   const LabelGrid<>& grid() const { return m_grid; }
   const detail::StaircaseNoise& noise() const { return m_noise; }
 
-  template <std::uniform_random_bit_generator G>
-  double sample(double y, G& gen) const {
-    return m_grid.output(m_grid.index(y) + m_noise(gen), m_clip);
-  }
-  template <std::uniform_random_bit_generator G>
-  void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    sample_each(*this, in, out, gen);
-  }
   /// Exact E[(M(y) - y)^2] for a finite label y (closed forms).
   double conditional_loss(double y) const { return m_noise.loss(m_grid, m_clip, y); }
-  /// Exact E[(M(y) - y)^2] under the prior (closed forms).
-  double expected_loss(const FinitePrior<double>& prior) const {
-    return detail::prior_expectation(prior, [this](double y) { return conditional_loss(y); });
-  }
   std::string to_json() const {
     return detail::baseline_json_head("discrete-staircase", m_eps, m_grid.lo(), m_grid.hi(), m_clip) +
            ",\"resolution\":" + json_number(m_grid.step()) + ",\"gamma\":" + json_number(gamma()) +

@@ -1,16 +1,22 @@
 /// \file
 /// Shared internals of the lattice baselines (the mechanisms of mechanisms/additive_noise.hpp,
 /// mechanisms/gaussian.hpp and mechanisms/staircase.hpp, which add integer noise to a label's
-/// index on a LabelGrid): the mechanism-file head, the prior-weighted expected loss, the
-/// constructors' delta rule, and exact Bernoulli samplers for rational probabilities and for
-/// \f$e^{-n/d}\f$ (Canonne, Kamath and Steinke 2020, Algorithm 1) in 128-bit integer arithmetic.
+/// index on a LabelGrid): their common sampling and expected-loss members (LatticeBaseline), the
+/// mechanism-file head, the constructors' delta rule, and exact Bernoulli samplers for rational
+/// probabilities and for \f$e^{-n/d}\f$ (Canonne, Kamath and Steinke 2020, Algorithm 1) in
+/// 128-bit integer arithmetic.
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 
+#include "labeldp/core/concepts.hpp"
 #include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/prior.hpp"
@@ -45,6 +51,45 @@ Scalar prior_expectation(const FinitePrior<Scalar>& prior, PerLabelLoss&& per_la
     if (prior.probability(i) > 0) s += prior.probability(i) * Scalar(per_label_loss(prior.value(i)));
   return s;
 }
+
+/// j + z without overflow (noise of magnitude near 2^63 has probability below e^-(2^20)).
+inline std::int64_t add_saturating(std::int64_t j, std::int64_t z) {
+  std::int64_t r;
+  if (__builtin_add_overflow(j, z, &r))
+    return z > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  return r;
+}
+
+/// The members every lattice baseline has in common, written once (CRTP): the noisy label
+/// \f$M(y) = v(j(y) + Z)\f$ of the grid index j(y) plus one exact draw Z of the integer noise
+/// (its output clipped to [lo, hi] when the mechanism clips), the batch form, and the expected
+/// loss under a prior. `Derived` provides grid() (a LabelGrid<Scalar>), clipped(), noise() (a
+/// callable drawing Z from a generator) and conditional_loss(y) \f$= E[(M(y) - y)^2]\f$.
+template <typename Derived, typename Scalar = double>
+class LatticeBaseline {
+ public:
+  /// A noisy label for `y` (clipped and rounded to the grid first). Exact; the work does not
+  /// depend on `y`. \throws std::invalid_argument for a non-finite label.
+  template <std::uniform_random_bit_generator G>
+  Scalar sample(Scalar y, G& gen) const {
+    const Derived& m = derived();
+    return m.grid().output(add_saturating(m.grid().index(y), m.noise()(gen)), m.clipped());
+  }
+  /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
+  /// \throws std::invalid_argument when the sizes differ.
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
+    sample_each(derived(), in, out, gen);
+  }
+  /// The expected squared error \f$\sum_y p(y) E[(M(y) - y)^2]\f$ under `prior` (its values need
+  /// not lie on the grid), exact for what is sampled.
+  Scalar expected_loss(const FinitePrior<Scalar>& prior) const {
+    return prior_expectation(prior, [this](Scalar y) { return derived().conditional_loss(y); });
+  }
+
+ private:
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+};
 
 /// The unclipped outputs of a grid are \f$lo + g m\f$ except value(N), the grid's top point (hi
 /// on a resolution grid, which \f$lo + gN\f$ may miss by a rounding): what replacing that one
