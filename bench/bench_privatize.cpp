@@ -42,7 +42,7 @@ void BM_TwoStage_CPS(benchmark::State& state) {
   std::size_t bins = 0;
   for (auto _ : state) {
     auto result = labeldp::two_stage_privatize(wage_grid(), std::span<const double>(wages), eps, gen);
-    bins = std::size_t(result.randomizer.rr_on_bins().num_outputs());
+    bins = std::size_t(result.two_stage.mechanism.num_outputs());
     benchmark::DoNotOptimize(result.noisy_labels.data());
   }
   state.SetItemsProcessed(state.iterations() * std::int64_t(wages.size()));
@@ -77,7 +77,7 @@ CpsMechanism cps_mechanism(double eps) {
   std::vector<labeldp::Index> index;
   index.reserve(wages.size());
   for (double w : wages) index.push_back(wage_grid().index(w));
-  return CpsMechanism{result.randomizer.rr_on_bins(), std::move(index)};
+  return CpsMechanism{std::move(result.two_stage.mechanism), std::move(index)};
 }
 
 // Labels/s of RR-on-Bins sample_index() over the CPS wages with generator G.

@@ -80,7 +80,7 @@ int main() {
   labeldp::SecureRandom gen;
   for (double eps : {0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
     const auto result = labeldp::two_stage_privatize(disc, std::span<const double>(wages), eps, gen);
-    const auto& rr = result.randomizer.rr_on_bins();
+    const auto& rr = result.two_stage.mechanism;  // the optimal RR-on-Bins for the private prior
     const auto mech = rr.mechanism();
     const double exact_disc = rr.expected_loss(empirical);
     const double known = labeldp::optimal_rr_on_bins(empirical, eps).expected_loss(empirical);
@@ -99,7 +99,7 @@ int main() {
     observed /= double(n);
     laplace /= double(n);
     std::printf("%6.2f %8.4f %8.4f %5lld %14.1f %14.1f %14.1f %14.1f %14.1f %8.2f\n", eps,
-                result.randomizer.budget().eps_prior, result.randomizer.budget().eps_mechanism,
+                result.two_stage.budget.eps_prior, result.two_stage.budget.eps_mechanism,
                 static_cast<long long>(rr.num_outputs()), known, exact_disc, exact_raw, observed, laplace,
                 laplace / exact_raw);
   }

@@ -1,16 +1,16 @@
 // `labeldp privatize`: eps-label-DP noisy labels (the labeldp CLI contract, "privatize").
 //
 // Methods (--method M, without --mechanism): the two-stage pipeline of Ghazi et al. (ICLR 2023,
-// Algorithm 3): eps_prior on a private prior over a public finite support (Algorithm 4, exact
-// discrete Laplace noise; default eps_prior = sqrt(k/n) of Theorem 7, at most eps/2), the rest
-// on the mechanism built from it:
-//   bins         the optimal RR-on-Bins for the private prior (Algorithm 2);
+// Algorithm 3), one make_two_stage() call each: eps_prior on a private prior over a public
+// finite support (Algorithm 4, exact discrete Laplace noise; default eps_prior = sqrt(k/n) of
+// Theorem 7, at most eps/2), the rest on the mechanism built from it:
+//   bins         the optimal RR-on-Bins for the private prior (Algorithm 2; BuildRROnBins);
 //   unbiased     the optimal unbiased randomizer for the private prior with outputs anywhere on
-//                the real line (Badanidiyuru et al. 2023; optimal_unbiased_continuous), applied
-//                to the clipped real label by unbiased randomized rounding to the support first
+//                the real line (Badanidiyuru et al. 2023; BuildOptimalUnbiased), applied to the
+//                clipped real label by unbiased randomized rounding to the support first
 //                (UnbiasedRandomizer), so E[noisy label] = the clipped label exactly;
-//   rpwithprior  RPWithPrior's two-stage Algorithm 3 (response_privacy_with_histogram: Hist_eps
-//                prior on the grid cells, the optimal interval, outputs on the grid of step R);
+//   rpwithprior  RPWithPrior's two-stage Algorithm 3 (Hist_eps prior on the grid cells, then
+//                BuildRPWithPrior: the optimal interval, outputs on the grid of step R);
 //   rr-with-prior  RRWithPrior (Ghazi et al. 2021) for the private prior.
 // With a PUBLIC --prior all of eps goes to the mechanism (bins, unbiased, rr-with-prior).
 // The baselines laplace, discrete-laplace, gaussian, discrete-gaussian, staircase,
@@ -59,11 +59,10 @@
 #include "labeldp/mechanisms/rpwithprior.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 #include "labeldp/mechanisms/two_stage.hpp"
-#include "labeldp/mechanisms/unbiased_continuous.hpp"
 #include "labeldp/mechanisms/unbiased_randomizer.hpp"
 #include "labeldp/prior/budget.hpp"
 #include "labeldp/prior/discretize.hpp"
-#include "labeldp/prior/private_histogram.hpp"
+#include "labeldp/prior/hist_eps.hpp"
 
 namespace {
 
@@ -610,58 +609,50 @@ void run_two_stage(const Options& o, const Loss& loss) {
   std::optional<OutputText> rrp_text;
   double support_lo = disc->support()[0], support_hi = disc->support()[k - 1];
   try {
+    // Stage 2 from the public prior when one is given (no stage 1), else both stages at once.
+    const std::span<const std::int64_t> counted(counts);
     if (method == "bins") {
       summary.mechanism = "rr-on-bins";
-      if (prior) {
-        rr = labeldp::optimal_rr_on_bins(*prior, eps, loss);
-      } else {
-        const auto two = labeldp::TwoStageRandomizer<double, Loss>::fit(disc->support(), counts, split, *gen, loss);
-        rr = two.rr_on_bins();
-      }
+      const labeldp::BuildRROnBins<double, Loss> build{loss};
+      rr = prior ? build(*prior, eps) : labeldp::make_two_stage(disc->support(), counted, split, *gen, build).mechanism;
       for (Index j = 0; j < rr->num_outputs(); ++j) rr_text.push_back(labeldp::json_number(rr->outputs()[j]));
     } else if (method == "unbiased") {
       summary.mechanism = "unbiased";
-      labeldp::FinitePrior<double> p =
-          prior ? *prior
-                : labeldp::private_histogram(disc->support(), std::span<const std::int64_t>(counts), split.eps_prior,
-                                             *gen)
-                      .prior;
-      auto r = labeldp::optimal_unbiased_continuous(p, split.eps_mechanism);
-      if (r.mechanism.num_outputs() == 0)
-        throw InputError("'--method unbiased': the unbiased randomizer LP ended " +
-                         labeldp::optim::to_string(r.status) + " without a mechanism");
-      if (!r.optimal())
+      const labeldp::BuildOptimalUnbiased build;
+      unbiased = prior ? build(*prior, split.eps_mechanism)
+                       : labeldp::make_two_stage(disc->support(), counted, split, *gen, build).mechanism;
+      const auto& report = *unbiased->report();
+      if (!report.optimal())
         std::cerr << "labeldp: warning: the unbiased randomizer is feasible (eps-DP, unbiased) but not certified "
                      "optimal (status "
-                  << labeldp::optim::to_string(r.status) << ", gap " << labeldp::detail::format_number(r.gap) << ")\n";
-      if (r.mechanism.num_inputs() != k)
+                  << labeldp::optim::to_string(report.status) << ", gap " << labeldp::detail::format_number(report.gap)
+                  << ")\n";
+      if (unbiased->mechanism().num_inputs() != k)
         throw InputError("'--method unbiased': the randomizer does not cover the support (internal error)");
-      unbiased.emplace(std::move(r.mechanism));
     } else if (method == "rr-with-prior") {
-      labeldp::BaselineSpec spec;
-      spec.kind = method;
-      spec.eps = split.eps_mechanism;
-      spec.lo = support_lo;
-      spec.hi = support_hi;
-      spec.prior = prior ? *prior
-                         : labeldp::private_histogram(disc->support(), std::span<const std::int64_t>(counts),
-                                                      split.eps_prior, *gen)
-                               .prior;
-      rrp = labeldp::make_baseline(spec);
+      const auto build = [&](const labeldp::FinitePrior<double>& p, double eps_mechanism) {
+        labeldp::BaselineSpec spec;
+        spec.kind = method;
+        spec.eps = eps_mechanism;
+        spec.lo = support_lo;
+        spec.hi = support_hi;
+        spec.prior = p;
+        return labeldp::make_baseline(spec);
+      };
+      rrp = prior ? build(*prior, split.eps_mechanism)
+                  : labeldp::make_two_stage(disc->support(), counted, split, *gen, build).mechanism;
       rrp_text.emplace(*rrp);
       summary.mechanism = rrp->kind();
-    } else {  // rpwithprior
+    } else {  // rpwithprior: Hist_eps noises each label, so stage 1 reads the kept labels
       summary.mechanism = "rpwithprior";
-      std::vector<double> edges(disc->support().data(), disc->support().data() + k);
-      labeldp::RPWithPriorTwoStageOptions opt;
-      opt.lo = grid_lo;
-      opt.hi = grid_hi;
-      opt.eps1 = split.eps_prior;
-      opt.eps2 = split.eps_mechanism;
-      opt.resolution = grid_res;
-      opt.granularity = grid_res;
-      auto result = labeldp::response_privacy_with_histogram(buffered, edges, opt, *gen);
-      rp_noisy = std::move(result.noisy_labels);
+      const std::vector<double> edges(disc->support().data(), disc->support().data() + k);
+      const labeldp::HistEpsOptions hist_options{grid_lo, grid_hi, split.eps_prior, grid_res};
+      labeldp::BuildRPWithPrior<double> build;
+      build.granularity = grid_res;
+      const auto two =
+          labeldp::make_two_stage(labeldp::hist_eps(buffered, edges, hist_options, *gen), split.eps_mechanism, build);
+      rp_noisy.resize(buffered.size());
+      two.mechanism.sample(std::span<const double>(buffered), std::span<double>(rp_noisy), *gen);
       buffered.clear();
       buffered.shrink_to_fit();
     }

@@ -11,8 +11,10 @@
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/rpwithprior.hpp>
+#include <labeldp/mechanisms/two_stage.hpp>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 using labeldp::HistogramPrior;
@@ -436,31 +438,38 @@ TEST_CASE("RPWithPrior two-stage Algorithm 3", "[rpwithprior]") {
   labels.push_back(1e9);  // clipped by Hist_eps, clamped by RPWithPrior: never rejected
   std::vector<double> edges;
   for (int i = 0; i <= 20; ++i) edges.push_back(0.25 * i);
-  labeldp::RPWithPriorTwoStageOptions opt;
-  opt.lo = 0;
-  opt.hi = 5;
-  opt.eps1 = 2;
-  opt.eps2 = 1;
-  opt.resolution = 0.05;
-  opt.granularity = 1e-3;
+  // Stage 1: Hist_eps with eps1 = 2 on the public range [0, 5] (line 1); stage 2: RPWithPrior
+  // with eps2 = 1 on the optimal interval of the private histogram, zeta by choose_zeta()
+  // (lines 2-5); every label randomized once (line 6).
+  const labeldp::HistEpsOptions hist_options{0, 5, 2, 0.05};
+  labeldp::BuildRPWithPrior<> build;
+  build.granularity = 1e-3;
+  const auto run = [&](labeldp::SeededRandom& gen) {
+    auto two = labeldp::make_two_stage(labeldp::hist_eps(labels, edges, hist_options, gen), 1.0, build);
+    std::vector<double> noisy(labels.size());
+    two.mechanism.sample(std::span<const double>(labels), std::span<double>(noisy), gen);
+    return std::pair{std::move(two), std::move(noisy)};
+  };
   labeldp::SeededRandom gen(1);
-  const auto result = labeldp::response_privacy_with_histogram(labels, edges, opt, gen);
-  CHECK(result.epsilon == 3.0);
-  CHECK(result.histogram.epsilon <= 2.0);
-  REQUIRE(result.noisy_labels.size() == labels.size());
-  const auto best = labeldp::optimal_interval(result.histogram.prior, 1.0, result.mechanism.zeta());
+  const auto [result, noisy_labels] = run(gen);
+  CHECK(result.eps() == result.prior_release.epsilon + 1.0);
+  CHECK(result.eps() <= 3.0);
+  CHECK(result.prior_release.epsilon <= 2.0);
+  CHECK(result.budget.eps_mechanism == 1.0);
+  REQUIRE(noisy_labels.size() == labels.size());
+  const auto best = labeldp::optimal_interval(result.prior_release.prior, 1.0, result.mechanism.zeta());
   CHECK(result.mechanism.a1() == best.a1);
   CHECK(result.mechanism.a2() == best.a2);
-  CHECK(result.mechanism.zeta() == Approx(labeldp::choose_zeta(result.histogram.prior, 1.0).zeta).epsilon(1e-15));
-  for (double v : result.noisy_labels) {
+  CHECK(result.mechanism.zeta() == Approx(labeldp::choose_zeta(result.prior_release.prior, 1.0).zeta).epsilon(1e-15));
+  for (double v : noisy_labels) {
     CHECK(v >= result.mechanism.a1() - result.mechanism.zeta() - 1e-3);
     CHECK(v <= result.mechanism.a2() + result.mechanism.zeta() + 1e-3);
   }
   CHECK(result.mechanism.discretized_epsilon() <= 1.0);
   // Reproducible with the same seed (explicit opt-in to SeededRandom).
   labeldp::SeededRandom gen2(1);
-  const auto again = labeldp::response_privacy_with_histogram(labels, edges, opt, gen2);
-  CHECK(again.noisy_labels == result.noisy_labels);
+  const auto again = run(gen2);
+  CHECK(again.second == noisy_labels);
 }
 
 // --- bad input: one test per rejected value ------------------------------------------------
@@ -608,14 +617,13 @@ TEST_CASE("choose_zeta rejects grid_points = 2", "[rpwithprior][validation]") {
   REQUIRE_THROWS_WITH(labeldp::choose_zeta(prior, 1.0, OutsideRule::Clamp, 2),
                       Catch::Contains("'grid_points' must be >= 3, got 2"));
 }
-TEST_CASE("response_privacy_with_histogram rejects eps2 = 0", "[rpwithprior][validation]") {
-  labeldp::RPWithPriorTwoStageOptions opt;
-  opt.eps2 = 0;
+TEST_CASE("RPWithPrior two-stage rejects eps2 = 0", "[rpwithprior][validation]") {
   labeldp::SeededRandom gen(1);
   const std::vector<double> labels{0.5}, edges{0, 1};
-  REQUIRE_THROWS_AS(labeldp::response_privacy_with_histogram(labels, edges, opt, gen), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::response_privacy_with_histogram(labels, edges, opt, gen),
-                      Catch::Contains("'eps2' must be finite and positive, got 0"));
+  const auto hist = labeldp::hist_eps(labels, edges, labeldp::HistEpsOptions{0, 1, 0.5, 0.01}, gen);
+  REQUIRE_THROWS_AS(labeldp::make_two_stage(hist, 0.0, labeldp::BuildRPWithPrior<>{}), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::make_two_stage(hist, 0.0, labeldp::BuildRPWithPrior<>{}),
+                      Catch::Contains("'eps_mechanism' must be finite and positive, got 0"));
 }
 TEST_CASE("RPWithPrior rejects a zeta so large that N_I overflows", "[rpwithprior][validation]") {
   REQUIRE_THROWS_AS(RPWithPrior<>(0, 1, 1e308, 1, 0.01), std::invalid_argument);

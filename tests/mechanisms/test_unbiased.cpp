@@ -6,10 +6,16 @@
 #include <cmath>
 #include <cstdint>
 #include <labeldp/core/audit.hpp>
+#include <labeldp/core/concepts.hpp>
+#include <labeldp/io/json.hpp>
+#include <labeldp/io/mechanism_file.hpp>
 #include <labeldp/mechanisms/rr_on_bins.hpp>
+#include <labeldp/mechanisms/two_stage.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
 #include <limits>
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "mechanisms/test_unbiased_oracle.hpp"
@@ -354,12 +360,16 @@ TEST_CASE("URR: exact two-point distribution with mean v", "[unbiased][urr]") {
   CHECK(urr.sample(-1.0, gen) == -1.0);
 }
 
+static_assert(labeldp::Mechanism<labeldp::UnbiasedRandomizer<double>>);
+
 TEST_CASE("UnbiasedRandomizer: real labels are unbiased and eps-DP (exact mixture audit)", "[unbiased]") {
   const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
   const double eps = 1.0;
   const auto r = labeldp::optimal_unbiased_continuous(prior, eps);
   REQUIRE(r.optimal());
-  const labeldp::UnbiasedRandomizer<> randomizer(r.mechanism);
+  const labeldp::UnbiasedRandomizer<> randomizer(r, eps);
+  CHECK(randomizer.eps() == eps);
+  CHECK(randomizer.delta() == 0);
   const std::vector<double> labels{0.0, 0.3, 1.0, 1.77, 2.0, 3.1, 4.0};
   Eigen::MatrixXd rows(Index(labels.size()), r.mechanism.num_outputs());
   for (std::size_t t = 0; t < labels.size(); ++t) {
@@ -368,29 +378,113 @@ TEST_CASE("UnbiasedRandomizer: real labels are unbiased and eps-DP (exact mixtur
     CHECK(p.dot(r.mechanism.outputs()) == Approx(labels[t]).margin(1e-9 * 4));
   }
   CHECK(labeldp::audit_epsilon(rows) <= eps * (1 + 1e-12));
+  // The batch form makes the same draws as repeated single calls.
+  labeldp::SeededRandom g1(5), g2(5);
+  std::vector<double> batch(labels.size());
+  randomizer.sample(std::span<const double>(labels), std::span<double>(batch), g1);
+  for (std::size_t t = 0; t < labels.size(); ++t) CHECK(batch[t] == randomizer.sample(labels[t], g2));
+  std::vector<double> short_out(2);
+  REQUIRE_THROWS_WITH(randomizer.sample(std::span<const double>(labels), std::span<double>(short_out), g1),
+                      "batch sample: 'out' has 2 entries but 'in' has 7");
+}
+
+TEST_CASE("UnbiasedRandomizer: to_json is the unbiased command's mechanism file and loads back", "[unbiased]") {
+  const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
+  const double eps = 1.0;
+  const auto r = labeldp::optimal_unbiased_continuous(prior, eps);
+  REQUIRE(r.optimal());
+  const labeldp::UnbiasedRandomizer<> randomizer(r, eps);
+  const std::string json = randomizer.to_json();
+  // What `labeldp unbiased --continuous --json` prints for this result, and the delta every
+  // finite mechanism file states.
+  using labeldp::io::json_number;
+  std::string cli =
+      "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"unbiased\",\"eps\":" + json_number(eps) +
+      ",\"delta\":0,\"status\":\"optimal\",\"expected_loss\":" + json_number(r.expected_loss);
+  if (std::isfinite(r.lower_bound)) cli += ",\"lower_bound\":" + json_number(r.lower_bound);
+  if (std::isfinite(r.gap)) cli += ",\"gap\":" + json_number(r.gap);
+  cli += ",\"max_bias\":" + json_number(r.max_bias) + "," + labeldp::io::mechanism_json_fields(r.mechanism) + "}";
+  CHECK(json == cli);
+  const labeldp::AnyMechanism loaded = labeldp::io::load_mechanism(json, "<to_json>");
+  CHECK(loaded.kind() == "unbiased");
+  CHECK(loaded.eps() == eps);
+  CHECK(loaded.delta() == 0);
+  REQUIRE(loaded.finite());
+  CHECK(loaded.finite()->inputs() == r.mechanism.inputs());
+  CHECK(loaded.finite()->outputs() == r.mechanism.outputs());
+  CHECK(loaded.finite()->probabilities() == r.mechanism.probabilities());
+  // Without a solver report: the mechanism fields only.
+  const labeldp::UnbiasedRandomizer<> bare(r.mechanism, eps);
+  CHECK(bare.to_json() ==
+        "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"unbiased\",\"eps\":1,\"delta\":0," +
+            labeldp::io::mechanism_json_fields(r.mechanism) + "}");
+  CHECK(labeldp::io::load_mechanism(bare.to_json(), "<bare>").finite()->probabilities() == r.mechanism.probabilities());
+}
+
+TEST_CASE("UnbiasedRandomizer: eps from the exact audit when not given", "[unbiased]") {
+  const auto r = labeldp::optimal_unbiased_continuous(figure2_prior(), 0.5);
+  REQUIRE(r.optimal());
+  const labeldp::UnbiasedRandomizer<> audited(r.mechanism);
+  CHECK(audited.eps() <= 0.5);
+  CHECK(audited.eps() == Approx(labeldp::audit_epsilon(r.mechanism)).epsilon(1e-12));
+  CHECK(labeldp::satisfies_epsilon(r.mechanism.probabilities(), audited.eps()));
+  CHECK(labeldp::satisfies_epsilon(r.mechanism.realized_probabilities(), audited.eps()));
+  CHECK_FALSE(audited.report());
 }
 
 TEST_CASE("LabelRandomizer (Alg. 3): private prior, randomizer on it, one noisy label per label", "[unbiased]") {
+  // Badanidiyuru et al. (2023), Algorithm 3 as printed: the optimal unbiased randomizer on the
+  // 64-point FeasibleOutputSet grid for the private prior, one make_two_stage() call.
   Vector<> support(4);
   support << 1, 2, 3, 4;
   std::vector<double> labels;
   for (int i = 0; i < 400; ++i) labels.push_back(double(1 + (i * 7) % 4));
   labeldp::SeededRandom gen(3);
-  const auto out = labeldp::label_randomizer(labels, support, 0.5, 1.0, 64, gen);
+  labeldp::BuildOptimalUnbiased build;
+  build.grid_size = 64;
+  const auto disc = labeldp::Discretizer<>::points({1, 2, 3, 4});
+  const auto out = labeldp::two_stage_privatize(disc, std::span<const double>(labels), 1.5, gen, build,
+                                                labeldp::BudgetSplit::of(0.5, 1.0));
   REQUIRE(out.noisy_labels.size() == labels.size());
-  REQUIRE(out.randomizer.optimal());
-  CHECK(out.private_prior.values() == support);
-  CHECK(labeldp::audit_epsilon(out.randomizer.mechanism) <= 1.0 * (1 + 1e-12));
+  const auto& randomizer = out.two_stage.mechanism;
+  REQUIRE(randomizer.report());
+  REQUIRE(randomizer.report()->optimal());
+  CHECK(out.two_stage.prior_release.prior.values() == support);
+  CHECK(out.two_stage.eps() == 1.5);
+  CHECK(randomizer.eps() == 1.0);
+  CHECK(labeldp::audit_epsilon(randomizer.mechanism()) <= 1.0 * (1 + 1e-12));
   for (double o : out.noisy_labels) {
     bool found = false;
-    for (Index j = 0; j < out.randomizer.mechanism.num_outputs(); ++j)
-      found = found || o == out.randomizer.mechanism.outputs()[j];
+    for (Index j = 0; j < randomizer.mechanism().num_outputs(); ++j)
+      found = found || o == randomizer.mechanism().outputs()[j];
     CHECK(found);
   }
 }
 
 // ---- bad input: one test per rejected value ----
 
+TEST_CASE("UnbiasedRandomizer rejects eps = 0", "[unbiased][validation]") {
+  const auto r = labeldp::optimal_unbiased_continuous(figure2_prior(), 0.5);
+  REQUIRE_THROWS_AS(labeldp::UnbiasedRandomizer<>(r, 0.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::UnbiasedRandomizer<>(r, 0.0), "'eps' must be finite and positive, got 0");
+}
+TEST_CASE("UnbiasedRandomizer rejects a NaN eps", "[unbiased][validation]") {
+  const auto r = labeldp::optimal_unbiased_continuous(figure2_prior(), 0.5);
+  REQUIRE_THROWS_WITH(labeldp::UnbiasedRandomizer<>(r.mechanism, std::numeric_limits<double>::quiet_NaN()),
+                      "'eps' must be finite and positive, got nan");
+}
+TEST_CASE("UnbiasedRandomizer rejects an eps its mechanism does not meet", "[unbiased][validation]") {
+  const auto r = labeldp::optimal_unbiased_continuous(figure2_prior(), 0.5);
+  REQUIRE_THROWS_AS(labeldp::UnbiasedRandomizer<>(r, 0.25), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::UnbiasedRandomizer<>(r, 0.25), Catch::Contains("are not 0.25-DP"));
+}
+TEST_CASE("UnbiasedRandomizer rejects a result without a mechanism", "[unbiased][validation]") {
+  labeldp::UnbiasedResult<> none;
+  none.status = SolveStatus::Infeasible;
+  REQUIRE_THROWS_AS(labeldp::UnbiasedRandomizer<>(none, 1.0), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::UnbiasedRandomizer<>(none, 1.0),
+                      "the unbiased randomizer LP ended infeasible without a mechanism");
+}
 TEST_CASE("Rejects eps = 0", "[unbiased][validation]") {
   REQUIRE_THROWS_AS(labeldp::optimal_unbiased_grid(figure2_prior(), 0.0, 10), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_unbiased_grid(figure2_prior(), 0.0, 10),

@@ -3,8 +3,9 @@
 /// the optimal interval (Lemma 3.5, Algorithm 1 and an exact O(m) solver), the mechanism
 /// (3.4) with (3.6) clamping or (3.7) uniform outside the interval (Algorithm 2), its exact
 /// density, CDF and privacy audit, an exact sampler on a public output grid, the closed-form
-/// expected noisy-label MSE and the choice of \f$\zeta\f$ minimizing it, and the two-stage
-/// Algorithm 3 with the private histogram prior of Algorithm 4 (labeldp/prior/hist_eps.hpp).
+/// expected noisy-label MSE and the choice of \f$\zeta\f$ minimizing it. The two-stage
+/// Algorithm 3 (Hist_eps prior, then RPWithPrior) is make_two_stage() with BuildRPWithPrior
+/// (labeldp/mechanisms/two_stage.hpp).
 #pragma once
 
 #include <algorithm>
@@ -553,53 +554,6 @@ ZetaChoice<Scalar> choose_zeta(const HistogramPrior<Scalar>& prior, double eps, 
   }
   const Scalar zeta = Scalar(std::exp(best_x));
   return ZetaChoice<Scalar>{zeta, optimal_interval(prior, eps, zeta), best_y, evals};
-}
-
-/// Options of the two-stage Algorithm 3 (all public).
-struct RPWithPriorTwoStageOptions {
-  double lo = 0;                          ///< Public clipping bound (Algorithm 4 noise), lo < hi.
-  double hi = 1;                          ///< Public clipping bound.
-  double eps1 = 0.5;                      ///< Budget of the private histogram (Algorithm 4).
-  double eps2 = 0.5;                      ///< Budget of RPWithPrior (Algorithm 2).
-  double resolution = 0.01;               ///< Noise grid of Algorithm 4 (see HistEpsOptions).
-  double granularity = 1e-6;              ///< Output grid of RPWithPrior.
-  double zeta = 0;                        ///< \f$\zeta\f$; 0 means chosen by choose_zeta() on the private histogram.
-  OutsideRule rule = OutsideRule::Clamp;  ///< Rule outside the interval.
-};
-
-/// Result of Algorithm 3: the private prior, the mechanism built from it, and the noisy labels.
-template <typename Scalar = double>
-struct RPWithPriorTwoStageResult {
-  HistEpsResult<Scalar> histogram;   ///< Algorithm 4's output (eps1-label-DP).
-  RPWithPrior<Scalar> mechanism;     ///< RPWithPrior built from the private histogram.
-  std::vector<Scalar> noisy_labels;  ///< RPWithPrior_{eps2} of every label (Algorithm 3, lines 3-6).
-  double epsilon;                    ///< Total guarantee eps1 + eps2 (sequential composition).
-};
-
-/// Algorithm 3 ("Response Privacy with Histogram") up to line 6: estimate the prior with
-/// Hist_eps1 (Algorithm 4, on public `edges`), build RPWithPrior_eps2 on its optimal interval,
-/// and randomize every label. Each label is used by two mechanisms, eps1- and eps2-label-DP,
-/// so the released (histogram, noisy labels) is (eps1 + eps2)-label-DP (Appendix E); everything
-/// derived from the private histogram (interval, \f$\zeta\f$) is post-processing.
-/// Training the model (line 7) is left to the caller.
-/// \throws std::invalid_argument naming the offending option (see hist_eps() and RPWithPrior).
-template <typename Scalar, std::uniform_random_bit_generator G>
-RPWithPriorTwoStageResult<Scalar> response_privacy_with_histogram(const std::vector<Scalar>& labels,
-                                                                  const std::vector<Scalar>& edges,
-                                                                  const RPWithPriorTwoStageOptions& options, G& gen) {
-  validate_epsilon(options.eps2, "eps2");
-  if (options.zeta != 0) validate_finite_positive("zeta", options.zeta);
-  HistEpsResult<Scalar> hist =
-      hist_eps(labels, edges, HistEpsOptions{options.lo, options.hi, options.eps1, options.resolution}, gen);
-  const Scalar zeta =
-      options.zeta != 0 ? Scalar(options.zeta) : choose_zeta(hist.prior, options.eps2, options.rule).zeta;
-  RPWithPrior<Scalar> mech =
-      RPWithPrior<Scalar>::optimal(hist.prior, options.eps2, zeta, Scalar(options.granularity), options.rule);
-  std::vector<Scalar> noisy;
-  noisy.reserve(labels.size());
-  for (Scalar y : labels) noisy.push_back(mech.sample(y, gen));
-  return RPWithPriorTwoStageResult<Scalar>{std::move(hist), std::move(mech), std::move(noisy),
-                                           options.eps1 + options.eps2};
 }
 
 }  // namespace labeldp
