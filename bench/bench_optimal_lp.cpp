@@ -155,7 +155,7 @@ void BM_Shape(benchmark::State& state, const std::string& name, double eps, Inde
   opt.column_generation.time_limit = 120;
   labeldp::OptimalLPResult<double> r;
   for (auto _ : state) {
-    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, labeldp::SquaredLoss<>{}, opt);
+    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, opt, labeldp::SquaredLoss<>{});
     benchmark::DoNotOptimize(r.expected_loss);
   }
   state.counters["certified"] = r.status == labeldp::optim::SolveStatus::Optimal ? 1.0 : 0.0;

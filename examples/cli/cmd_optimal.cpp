@@ -68,7 +68,7 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
                    const labeldp::Vector<double>& outputs, const Loss& loss) {
   labeldp::OptimalLPOptions options;
   options.column_generation.time_limit = a.time_limit;
-  const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, loss, options);
+  const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, options, loss);
   const bool optimal = r.status == labeldp::optim::SolveStatus::Optimal;
   // A limit reached (or a certificate roundoff kept above the tolerance) after a feasible
   // mechanism was found still answers with that mechanism and its certified gap.

@@ -303,8 +303,8 @@ void check_mechanism_lp_instance(const Instance& in) {
   labeldp::OptimalLPResult<> r;
   try {
     r = in.absolute_loss
-            ? labeldp::optimal_mechanism_lp(in.prior, in.eps, in.outputs, labeldp::AbsoluteLoss<>{}, options)
-            : labeldp::optimal_mechanism_lp(in.prior, in.eps, in.outputs, labeldp::SquaredLoss<>{}, options);
+            ? labeldp::optimal_mechanism_lp(in.prior, in.eps, in.outputs, options, labeldp::AbsoluteLoss<>{})
+            : labeldp::optimal_mechanism_lp(in.prior, in.eps, in.outputs, options, labeldp::SquaredLoss<>{});
   } catch (const std::exception& e) {
     FAIL_CHECK("labeldp threw: " << e.what());
     return;

@@ -77,7 +77,7 @@ void check_against_explicit_lp(const FinitePrior<>& prior, double eps, const Eig
   for (bool interior_point : {true, false}) {  // interior point + crossover, and plain column generation
     labeldp::OptimalLPOptions opt;
     opt.interior_point = interior_point;
-    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, loss, opt);
+    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, opt, loss);
     INFO("interior point " << interior_point << ": " << r.expected_loss << ", GLPK explicit LP " << g.objective
                            << ", rounds " << r.rounds);
     check_mechanism(r, prior, eps, outputs, loss);
@@ -192,7 +192,7 @@ void check_theorem_5(std::mt19937_64& rng, bool nonnegative, const Loss& loss, i
 
     Eigen::VectorXd with(n + rr.num_outputs());
     with << fine, rr.outputs();
-    const auto r_with = labeldp::optimal_mechanism_lp(prior, eps, with, loss);
+    const auto r_with = labeldp::optimal_mechanism_lp(prior, eps, with, {}, loss);
     check_mechanism(r_with, prior, eps, with, loss);
     INFO("LP over the grid with the RR-on-Bins outputs " << r_with.expected_loss);
     REQUIRE(close_relative(r_with.expected_loss, rr_loss, 1e-9));
@@ -205,7 +205,7 @@ void check_theorem_5(std::mt19937_64& rng, bool nonnegative, const Loss& loss, i
     for (Index i = 0; i < n; ++i)
       for (Index j = 0; j < rr.num_outputs(); ++j) hits = hits || without[i] == rr.outputs()[j];
     if (hits) continue;
-    const auto r_without = labeldp::optimal_mechanism_lp(prior, eps, without, loss);
+    const auto r_without = labeldp::optimal_mechanism_lp(prior, eps, without, {}, loss);
     check_mechanism(r_without, prior, eps, without, loss);
     INFO("LP over the shifted grid " << r_without.expected_loss);
     REQUIRE(r_without.expected_loss >= rr_loss * (1 - 1e-9) - 1e-12);
@@ -315,7 +315,7 @@ void check_theorem_5_shape(const FinitePrior<>& prior, double eps, const Loss& l
   outputs << grid(lo, hi, 2 * k), rr.outputs();
   labeldp::OptimalLPOptions opt;
   opt.interior_point = interior_point;
-  const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, loss, opt);
+  const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, opt, loss);
   INFO("k = " << k << ", eps = " << eps << ", loss " << loss.name() << ": status " << to_string(r.status) << ", LP "
               << r.expected_loss << ", bound " << r.dual_bound << ", RR-on-Bins " << rr_loss);
   check_mechanism(r, prior, eps, outputs, loss);
@@ -374,7 +374,7 @@ TEST_CASE("optimal LP: equals GLPK on small prior shapes, eps 0.05 to 12", "[opt
       for (bool interior_point : {true, false}) {
         labeldp::OptimalLPOptions opt;
         opt.interior_point = interior_point;
-        const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, SquaredLoss<>{}, opt);
+        const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, opt, SquaredLoss<>{});
         check_mechanism(r, prior, eps, outputs, SquaredLoss<>{});
         const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(prior, eps, outputs, SquaredLoss<>{}));
         REQUIRE(g.status == SolveStatus::Optimal);
@@ -465,34 +465,35 @@ TEST_CASE("optimal LP rejects: infinite output", "[optimal_lp][validation]") {
 
 TEST_CASE("optimal LP rejects: Poisson loss with a negative label", "[optimal_lp][validation]") {
   const auto prior = FinitePrior<>::from_probabilities({-1.0, 1.0}, {0.5, 0.5});
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(prior, 1.0, small_grid(), PoissonLogLoss<>{}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(prior, 1.0, small_grid(), PoissonLogLoss<>{}),
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(prior, 1.0, small_grid(), {}, PoissonLogLoss<>{}),
+                    std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(prior, 1.0, small_grid(), {}, PoissonLogLoss<>{}),
                       Catch::Contains("Poisson log loss needs labels >= 0, got -1"));
 }
 
 TEST_CASE("optimal LP rejects: Poisson loss at output 0 (infinite loss)", "[optimal_lp][validation]") {
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), PoissonLogLoss<>{}),
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), {}, PoissonLogLoss<>{}),
                     std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), PoissonLogLoss<>{}),
+  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), {}, PoissonLogLoss<>{}),
                       Catch::Contains("loss poisson is not finite at output 0 for label 1"));
 }
 
 TEST_CASE("optimal LP rejects: smoothing out of range", "[optimal_lp][validation]") {
   labeldp::OptimalLPOptions opt;
   opt.column_generation.dual_smoothing = 1.0;
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), opt, SquaredLoss<>{}),
                     std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
-                      Catch::Contains("'dual_smoothing' must be in [0, 1), got 1"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), opt, SquaredLoss<>{}),
+                      Catch::Contains("'column_generation.dual_smoothing' must be in [0, 1), got 1"));
 }
 
 TEST_CASE("optimal LP rejects: negative gap tolerance", "[optimal_lp][validation]") {
   labeldp::OptimalLPOptions opt;
   opt.column_generation.gap_tolerance = -1;
-  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
+  REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), opt, SquaredLoss<>{}),
                     std::invalid_argument);
-  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), SquaredLoss<>{}, opt),
-                      Catch::Contains("'gap_tolerance' must be finite and non-negative, got -1"));
+  REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(small_prior(), 1.0, small_grid(), opt, SquaredLoss<>{}),
+                      Catch::Contains("'column_generation.gap_tolerance' must be finite and non-negative, got -1"));
 }
 
 TEST_CASE("optimal LP: round limit is reported as a status", "[optimal_lp]") {
@@ -501,11 +502,11 @@ TEST_CASE("optimal LP: round limit is reported as a status", "[optimal_lp]") {
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(29), 200);
   labeldp::OptimalLPOptions opt;
   opt.interior_point = false;  // plain column generation: the certificate needs pricing rounds
-  const auto unlimited = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  const auto unlimited = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, opt, SquaredLoss<>{});
   REQUIRE(unlimited.status == SolveStatus::Optimal);
   REQUIRE(unlimited.rounds > 0);  // the certificate needed pricing rounds ...
   opt.column_generation.max_rounds = 0;
-  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, opt, SquaredLoss<>{});
   REQUIRE(r.status == SolveStatus::IterationLimit);  // ... so without them there is none
   REQUIRE(r.rounds == 0);
   // The stopped solve still reports its bound and gap, consistent with the optimum.
@@ -519,10 +520,10 @@ TEST_CASE("optimal LP: a zero time limit stops with the gap, or certifies", "[op
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(29), 200);
   labeldp::OptimalLPOptions opt;
   opt.interior_point = false;
-  const auto full = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  const auto full = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, opt, SquaredLoss<>{});
   REQUIRE(full.status == SolveStatus::Optimal);
   opt.column_generation.time_limit = 0;
-  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, SquaredLoss<>{}, opt);
+  const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, opt, SquaredLoss<>{});
   REQUIRE((r.status == SolveStatus::TimeLimit || r.status == SolveStatus::Optimal));
   if (r.status == SolveStatus::TimeLimit) {
     REQUIRE(r.gap > 0);

@@ -276,7 +276,7 @@ TEST_CASE("column generation: cutting stock with knapsack pricing equals GLPK on
     ColumnGenerationOptions opt;
     opt.column_sum_bound = cs.demands.sum();
     opt.dual_smoothing = t % 2 ? 0.5 : 0.0;
-    opt.max_columns_per_round = t % 3;
+    opt.max_columns_per_round = t % 3 == 0 ? labeldp::optim::kUnlimited : Index(t % 3);
     const auto r = labeldp::optim::solve_by_column_generation(
         master, pricing, opt, [&](const std::vector<Index>& picked, Index first) {
           REQUIRE(first == master.num_columns() - Index(picked.size()));
@@ -295,7 +295,8 @@ TEST_CASE("column generation: cutting stock with knapsack pricing equals GLPK on
     total_rounds += r.rounds;
     REQUIRE(r.pricing_calls == pricing.calls);
     REQUIRE(r.columns == Index(master_patterns.size()));
-    if (opt.max_columns_per_round > 0) REQUIRE(r.columns <= r.rounds * opt.max_columns_per_round);
+    if (opt.max_columns_per_round != labeldp::optim::kUnlimited)
+      REQUIRE(r.columns <= r.rounds * opt.max_columns_per_round);
     // The callback's mapping: appended master column t is pattern master_patterns[t].
     const Index m = cs.widths.size();
     for (std::size_t t2 = 0; t2 < master_patterns.size(); ++t2)

@@ -968,15 +968,15 @@ TEST_CASE("simplex rejects: a negative or NaN time limit", "[simplex][validation
   opt.time_limit = -1;
   REQUIRE_THROWS_AS(RevisedSimplex(good_lp(), opt), std::invalid_argument);
   REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
-                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity for none), got -1"));
+                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity = no limit), got -1"));
   opt.time_limit = std::numeric_limits<double>::quiet_NaN();
   REQUIRE_THROWS_WITH(RevisedSimplex(good_lp(), opt),
-                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity for none), got nan"));
+                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity = no limit), got nan"));
   opt.time_limit = std::numeric_limits<double>::infinity();
   RevisedSimplex s(good_lp(), opt);
   REQUIRE_THROWS_AS(s.set_time_limit(-0.5), std::invalid_argument);
   REQUIRE_THROWS_WITH(s.set_time_limit(-0.5),
-                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity for none), got -0.5"));
+                      Catch::Contains("'time_limit' must be >= 0 seconds (infinity = no limit), got -0.5"));
   REQUIRE_THROWS_WITH(s.set_time_limit(std::numeric_limits<double>::quiet_NaN()), Catch::Contains("'time_limit'"));
   REQUIRE_NOTHROW(s.set_time_limit(0));
   REQUIRE(s.options().time_limit == 0);

@@ -202,21 +202,41 @@ inline optim::ColumnGenerationOptions default_mechanism_lp_options() {
 /// which it reports SolveStatus::Optimal (when the gap tolerance option is smaller, that one).
 inline constexpr double kCertifiedGap = 1e-9;
 
-/// Options of optimal_mechanism_lp().
+/// Options of optimal_mechanism_lp(). Every field has a documented default; check() (called
+/// first by optimal_mechanism_lp()) throws std::invalid_argument naming the first bad field,
+/// nested ones with their path ("'column_generation.simplex.pivot_tolerance' ...").
+///
+/// \code{.cpp}
+/// labeldp::OptimalLPOptions opt;
+/// opt.column_generation.time_limit = 5;   // seconds; +infinity (the default) = none
+/// auto r = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, opt);
+/// \endcode
 struct OptimalLPOptions {
-  /// Column generation: round limit, time limit (seconds), relative gap tolerance, Wentges
-  /// smoothing, columns per round, master simplex options. `column_sum_bound` is ignored (LP (2)
-  /// fixes it). Defaults: smoothing 0.5, gap 1e-10, no time limit. The time limit covers the whole
-  /// solve except the interior point's own iterations (which are not interrupted); when it
-  /// expires the result says SolveStatus::TimeLimit with the best mechanism found and its gap.
+  /// Default detail::default_mechanism_lp_options(): ColumnGenerationOptions{} with Wentges
+  /// smoothing 0.5 and relative gap tolerance 1e-10 (checked under "column_generation.").
+  /// Column generation: round limit, time limit (seconds, +infinity = none), relative gap
+  /// tolerance, Wentges smoothing, columns per round, master simplex options.
+  /// `column_sum_bound` must be valid but is not used (LP (2) fixes it). The time limit covers
+  /// the whole solve except the interior point's own iterations (which are not interrupted); when
+  /// it expires the result says SolveStatus::TimeLimit with the best mechanism found and its gap.
   optim::ColumnGenerationOptions column_generation = detail::default_mechanism_lp_options();
-  /// Staircase columns with a master value below this (relative to the largest) are dropped
-  /// from the returned mechanism before its rows are renormalized (roundoff cleaning).
+  /// Default 1e-14 (relative, finite, >= 0; 0 = drop none). Staircase columns with a master
+  /// value below this times the largest are dropped from the returned mechanism before its rows
+  /// are renormalized (roundoff cleaning).
   double drop_tolerance = 1e-14;
-  /// Start from the interior-point method on the compact form (detail::StaircaseBarrier): its
-  /// duals certify the optimum and its columns seed the master (crossover). Off: plain column
-  /// generation from the constant columns and every interval pattern at its best output.
+  /// Default true. Start from the interior-point method on the compact form
+  /// (detail::StaircaseBarrier): its duals certify the optimum and its columns seed the master
+  /// (crossover). Off: plain column generation from the constant columns and every interval
+  /// pattern at its best output.
   bool interior_point = true;
+
+  /// Checks every field (and `column_generation`) against the rule in its comment.
+  /// \throws std::invalid_argument naming the first bad field, e.g.
+  ///         "'drop_tolerance' must be finite and non-negative, got -1".
+  void check() const {
+    column_generation.check("column_generation.");
+    validate_finite_nonnegative("drop_tolerance", drop_tolerance);
+  }
 };
 
 /// The eps-DP mechanism from the prior's values to the finite output set O with the least
@@ -248,27 +268,28 @@ struct OptimalLPOptions {
 /// \param eps privacy parameter, finite and > 0.
 /// \param outputs the finite output set O (any order; duplicates ignored), finite, non-empty;
 ///        the loss must be finite at every (output, label) pair.
+/// \param options solver options (OptimalLPOptions; checked first).
 /// \param loss the loss \f$\ell(\hat y, y)\f$.
-/// \param options column-generation options.
 /// \return status, mechanism, expected loss, certificate, gap, rounds, columns, iterations.
-/// \throws std::invalid_argument for a bad eps, an empty or non-finite output set, a label
-///         outside the loss's domain, an infinite loss value, or a bad option.
+/// \throws std::invalid_argument for a bad option (naming it), a bad eps, an empty or
+///         non-finite output set, a label outside the loss's domain, or an infinite loss value.
 ///
 /// \code{.cpp}
 /// auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
 /// Eigen::VectorXd grid = Eigen::VectorXd::LinSpaced(201, 0.0, 2.0);
-/// auto r = labeldp::optimal_mechanism_lp(prior, 0.5, grid);
+/// auto r = labeldp::optimal_mechanism_lp(prior, 0.5, grid);                       // squared loss
+/// auto a = labeldp::optimal_mechanism_lp(prior, 0.5, grid, {}, labeldp::AbsoluteLoss<>{});
 /// if (r.status == labeldp::optim::SolveStatus::Optimal) use(r.mechanism);
 /// \endcode
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_lp(
-    const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const Loss& loss = Loss{},
-    const OptimalLPOptions& options = {}) {
+requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_lp(const FinitePrior<Scalar>& prior,
+                                                                                   double eps,
+                                                                                   const Vector<Scalar>& outputs,
+                                                                                   const OptimalLPOptions& options = {},
+                                                                                   const Loss& loss = Loss{}) {
+  options.check();
   validate_epsilon(eps);
-  validate_finite_nonnegative("drop_tolerance", options.drop_tolerance);
   optim::ColumnGenerationOptions cg = options.column_generation;
-  cg.column_sum_bound = std::numeric_limits<double>::infinity();  // set once the oracle knows gamma
-  cg.check();
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty, got 0 values");
   std::vector<Scalar> sorted(outputs.data(), outputs.data() + outputs.size());
   for (Scalar o : sorted)

@@ -71,7 +71,7 @@ namespace labeldp {
 ///
 /// \param prior the label prior.
 /// \param eps privacy parameter, finite and > 0.
-/// \param options bias bound, output range and solver options.
+/// \param options bias bound, output range and solver options (UnbiasedOptions; checked first).
 /// \throws std::invalid_argument on bad parameters.
 ///
 /// \code{.cpp}
@@ -81,8 +81,8 @@ namespace labeldp {
 template <typename Scalar = double>
 UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& prior, double eps,
                                                    const UnbiasedOptions& options = {}) {
+  options.check();
   validate_epsilon(eps);
-  detail::validate_unbiased_options(options);
   if (prior.size() == 1) {
     if (double(prior.value(0)) < options.output_lower || double(prior.value(0)) > options.output_upper) {
       UnbiasedResult<Scalar> r;
@@ -211,7 +211,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return (P.labels.array() - col.output).square().matrix();
   };
-  const Index n0 = options.seed_grid_size < 0 ? 4 * k : options.seed_grid_size;
+  const Index n0 = options.seed_grid_size == kAutomatic ? 4 * k : options.seed_grid_size;
   Index seed_rounds = 0, seed_iterations = 0;
   if (n0 > 1 && b > a && !seeded) {
     // Stage 1: the same problem on a grid over [a, b]; its columns seed the exact stage. Column
@@ -256,7 +256,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   // the rounds mostly pin down the duals (weeks, B = 20, eps 1: the crossover's columns already
   // held the optimal loss, and 92 rounds only closed the bound), and the master's vertex duals
   // jump across a degenerate face: 2-4x fewer seconds at eps 1-8.
-  if (options.dual_smoothing < 0 && P.bounded()) exact.dual_smoothing = 0.5;
+  if (options.dual_smoothing == double(kAutomatic) && P.bounded()) exact.dual_smoothing = 0.5;
   detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;

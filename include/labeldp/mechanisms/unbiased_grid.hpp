@@ -50,7 +50,7 @@ namespace labeldp {
 /// \param prior the label prior (its values are the mechanism's inputs).
 /// \param eps privacy parameter, finite and > 0.
 /// \param outputs the candidate outputs: finite, strictly increasing, at least one.
-/// \param options bias bound and solver options.
+/// \param options bias bound and solver options (UnbiasedOptions; checked first).
 /// \return status and, when optimal, the mechanism (only outputs with positive probability),
 ///         its expected loss \f$\sum_y p_y E[\ell(M(y), y)]\f$ and achieved bias.
 /// \throws std::invalid_argument on bad parameters (never for an infeasible or failed solve).
@@ -65,8 +65,8 @@ template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
 requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on_outputs(
     const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
     const Loss& loss = Loss{}) {
+  options.check();
   validate_epsilon(eps);
-  detail::validate_unbiased_options(options);
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty");
   for (Index j = 0; j < outputs.size(); ++j) {
     validate_finite("outputs", double(outputs[j]));
@@ -281,9 +281,9 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_gr
                                                                                    double eps, Index grid_size,
                                                                                    const UnbiasedOptions& options = {},
                                                                                    const Loss& loss = Loss{}) {
+  options.check();
   validate_epsilon(eps);
   if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
-  detail::validate_unbiased_options(options);
   if (prior.size() == 1) return detail::trivial_unbiased(prior);
   return optimal_unbiased_on_outputs(prior, eps, feasible_output_set(prior, eps, grid_size), options, loss);
 }
@@ -295,8 +295,8 @@ template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
 requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_reference(
     const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
     const Loss& loss = Loss{}) {
+  options.check();
   validate_epsilon(eps);
-  detail::validate_unbiased_options(options);
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
   const Index k = P.num_labels(), n = outputs.size();
   Eigen::VectorXd scaled(n);

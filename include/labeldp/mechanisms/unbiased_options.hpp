@@ -2,8 +2,8 @@
 /// Options and result of the optimal unbiased and bias-bounded randomizer solvers
 /// (Badanidiyuru et al. 2023, Alg. 1 and its bias-bounded extension): UnbiasedOptions (bias
 /// bound B of \f$|E[M(y)] - y| \le B\f$, output range, column-generation, simplex and time
-/// limits, certificate tolerance), ContinuousMethod and UnbiasedResult (status, mechanism, loss,
-/// achieved bias, certified lower bound and gap).
+/// limits, certificate tolerance; check()), ContinuousMethod and UnbiasedResult (status,
+/// mechanism, loss, achieved bias, certified lower bound and gap).
 #pragma once
 
 #include <cmath>
@@ -33,31 +33,57 @@ enum class ContinuousMethod {
   ColumnGeneration
 };
 
-/// Options of the optimal unbiased / bias-bounded randomizer solvers.
+using optim::kAutomatic;
+using optim::kUnlimited;
+
+/// Options of the optimal unbiased / bias-bounded randomizer solvers (optimal_unbiased_grid(),
+/// optimal_unbiased_on_outputs(), optimal_unbiased_continuous(), optimal_unbiased_reference()).
+/// Every field has a documented default; check() (called first by every one of them) throws
+/// std::invalid_argument naming the first bad field, nested ones with their path
+/// ("'simplex.pivot_tolerance' ..."). Limits mean what they say at 0; no limit is kUnlimited
+/// (counts) or +infinity (seconds); kAutomatic (-1) lets the solver choose where a field allows
+/// it.
+///
+/// \code{.cpp}
+/// labeldp::UnbiasedOptions opt;
+/// opt.max_bias = 0.5;      // |E[M(y)] - y| <= 0.5 for every label (0, the default: unbiased)
+/// opt.time_limit = 10;     // seconds; +infinity (the default) = none
+/// auto r = labeldp::optimal_unbiased_grid(prior, 1.0, 416, opt);
+/// \endcode
 struct UnbiasedOptions {
-  /// B >= 0: require \f$|E[M(y)] - y| \le B\f$ for every label; 0 = unbiased (Alg. 1).
+  /// Default 0 = unbiased, Alg. 1 (label units, finite, >= 0). B: require
+  /// \f$|E[M(y)] - y| \le B\f$ for every label.
   double max_bias = 0;
-  /// Continuous solver only: outputs restricted to [output_lower, output_upper] (default: the
-  /// whole real line). Lemma 8 compares a grid with the optimum over \f$[L, U]\f$.
+  /// Default -infinity (label units, not NaN, below output_upper). Continuous solver only: the
+  /// lower end of the output range [output_lower, output_upper] (default: the whole real line).
+  /// Lemma 8 compares a grid with the optimum over \f$[L, U]\f$.
   double output_lower = -std::numeric_limits<double>::infinity();
+  /// Default +infinity (label units, not NaN, above output_lower). Continuous solver only: the
+  /// upper end of the output range.
   double output_upper = std::numeric_limits<double>::infinity();
-  /// Column-generation rounds before giving up with SolveStatus::IterationLimit.
+  /// Default 10000 rounds (>= 0; kUnlimited = no limit). Column-generation rounds before giving
+  /// up with SolveStatus::IterationLimit; 0: the master is solved and priced once
+  /// (ColumnGenerationOptions::max_rounds).
   Index max_rounds = 10000;
-  /// A column enters when its reduced cost (scaled units, costs of order 1) is below minus this.
+  /// Default 1e-9 (scaled cost units, costs of order 1; finite, > 0). A column enters when its
+  /// reduced cost is below minus this.
   double pricing_tolerance = 1e-9;
-  /// Continuous solver only: size of the grid (over [L, U]) solved first to seed the exact
-  /// solver with near-optimal columns; -1 = automatic (4k), 0 or 1 = no seeding. Seeding cuts the
-  /// exact solver's rounds several-fold; it never changes the optimum.
-  Index seed_grid_size = -1;
-  /// Columns added to the master per pricing round, most negative reduced cost first;
-  /// -1 = automatic (2k), 0 = all that price out.
-  Index max_columns_per_round = -1;
-  /// Wentges dual smoothing in [0, 1): pricing uses this weight on the best-bound duals (0 =
-  /// plain column generation); -1 = automatic (0.5 from 100 labels on, where it cut the rounds
-  /// by a third in our measurements; 0 below, where it cost more than it saved). Never changes
-  /// the optimum, only the path to it.
-  double dual_smoothing = -1;
-  /// Wall-clock limit in seconds (>= 0; infinity, the default: none). On a finite output set
+  /// Default kAutomatic = 4k points (kAutomatic or >= 0; 0 = no seeding, and so is 1: a
+  /// one-point grid seeds nothing). Continuous solver only: size of the grid (over [L, U]) solved
+  /// first to seed the exact solver with near-optimal columns. Seeding cuts the exact solver's
+  /// rounds several-fold; it never changes the optimum.
+  Index seed_grid_size = kAutomatic;
+  /// Default kAutomatic = 2k columns (kAutomatic, >= 1, or kUnlimited = all that price out).
+  /// Columns added to the master per pricing round, most negative reduced cost first. 0 is
+  /// accepted as a synonym of kUnlimited (its spelling before kUnlimited existed); new code
+  /// writes kUnlimited.
+  Index max_columns_per_round = kAutomatic;
+  /// Default kAutomatic (-1) = 0.5 from 100 labels on, where it cut the rounds by a third in our
+  /// measurements, 0 below, where it cost more than it saved (kAutomatic or in [0, 1); 0 = plain
+  /// column generation). Wentges dual smoothing: pricing uses this weight on the best-bound
+  /// duals. Never changes the optimum, only the path to it.
+  double dual_smoothing = double(kAutomatic);
+  /// Default +infinity = no limit (seconds, >= 0). Wall-clock limit. On a finite output set
   /// (optimal_unbiased_on_outputs(), optimal_unbiased_grid()) it covers the whole call: the
   /// column-generation stage, every interior-point iteration and the crossover get what the
   /// earlier stages left; for the continuous solver it limits each column-generation solve.
@@ -65,16 +91,43 @@ struct UnbiasedOptions {
   /// so far with its certified bound and gap (optim::ColumnGenerationOptions). Not interrupted:
   /// the first simplex solve of a column-generation stage (there is no feasible answer before it).
   double time_limit = std::numeric_limits<double>::infinity();
-  /// Column generation stops as Optimal once its certified lower bound is within this relative
-  /// gap of the master's objective (finite, >= 0; or when exact pricing at the master's duals
-  /// finds no column the simplex would pivot in).
+  /// Default 1e-9 (relative, finite, >= 0). Column generation stops as Optimal once its certified
+  /// lower bound is within this relative gap of the master's objective (or when exact pricing at
+  /// the master's duals finds no column the simplex would pivot in).
   double gap_tolerance = 1e-9;
-  /// Options of the master's simplex.
+  /// Default optim::SimplexOptions{} (checked under "simplex."). Options of the master's simplex.
   optim::SimplexOptions simplex{};
-  /// Continuous solver only: how to reach the optimum (ContinuousMethod::Automatic: the
-  /// interior-point method over interval patterns whenever it applies, column generation
-  /// otherwise or as its fallback).
+  /// Default ContinuousMethod::Automatic: the interior-point method over interval patterns
+  /// whenever it applies, column generation otherwise or as its fallback. Continuous solver only.
   ContinuousMethod continuous_method = ContinuousMethod::Automatic;
+
+  /// Checks every field (and `simplex`) against the rule in its comment.
+  /// \throws std::invalid_argument naming the first bad field, the rule and the value, e.g.
+  ///         "'max_bias' must be finite and non-negative, got -0.5".
+  void check() const {
+    validate_finite_nonnegative("max_bias", max_bias);
+    if (std::isnan(output_lower)) detail::fail_parameter("output_lower", "must not be NaN", output_lower);
+    if (std::isnan(output_upper)) detail::fail_parameter("output_upper", "must not be NaN", output_upper);
+    if (!(output_lower < output_upper))
+      throw std::invalid_argument("'output_lower' must be below 'output_upper', got " +
+                                  detail::format_number(output_lower) + " and " + detail::format_number(output_upper));
+    optim::validate_count_limit("max_rounds", max_rounds);
+    validate_finite_positive("pricing_tolerance", pricing_tolerance);
+    if (seed_grid_size < 0 && seed_grid_size != kAutomatic)
+      detail::fail_parameter("seed_grid_size", "must be -1 (automatic) or >= 0", double(seed_grid_size));
+    if (max_columns_per_round < 0 && max_columns_per_round != kAutomatic)
+      detail::fail_parameter("max_columns_per_round", "must be -1 (automatic), positive, or kUnlimited (all)",
+                             double(max_columns_per_round));
+    if (!(dual_smoothing == double(kAutomatic) || (dual_smoothing >= 0 && dual_smoothing < 1)))
+      detail::fail_parameter("dual_smoothing", "must be -1 (automatic) or in [0, 1)", dual_smoothing);
+    optim::validate_time_limit("time_limit", time_limit);
+    validate_finite_nonnegative("gap_tolerance", gap_tolerance);
+    simplex.check("simplex.");
+    if (continuous_method != ContinuousMethod::Automatic && continuous_method != ContinuousMethod::InteriorPoint &&
+        continuous_method != ContinuousMethod::ColumnGeneration)
+      detail::fail_parameter("continuous_method", "must be Automatic, InteriorPoint or ColumnGeneration",
+                             double(static_cast<int>(continuous_method)));
+  }
 };
 
 /// Outcome of an unbiased-randomizer solve. `mechanism` is the optimal one when
@@ -110,32 +163,5 @@ struct UnbiasedResult {
   /// True when the solve ended optimal.
   bool optimal() const { return status == optim::SolveStatus::Optimal; }
 };
-
-namespace detail {
-
-inline void validate_unbiased_options(const UnbiasedOptions& o) {
-  validate_finite_nonnegative("max_bias", o.max_bias);
-  if (std::isnan(o.output_lower)) fail_parameter("output_lower", "must not be NaN", o.output_lower);
-  if (std::isnan(o.output_upper)) fail_parameter("output_upper", "must not be NaN", o.output_upper);
-  if (!(o.output_lower < o.output_upper))
-    throw std::invalid_argument("'output_lower' must be below 'output_upper', got " + format_number(o.output_lower) +
-                                " and " + format_number(o.output_upper));
-  if (o.max_rounds < 1) fail_parameter("max_rounds", "must be at least 1", double(o.max_rounds));
-  if (o.max_columns_per_round < -1)
-    fail_parameter("max_columns_per_round", "must be -1 (automatic), 0 (all) or positive",
-                   double(o.max_columns_per_round));
-  if (!(o.dual_smoothing == -1 || (o.dual_smoothing >= 0 && o.dual_smoothing < 1)))
-    fail_parameter("dual_smoothing", "must be -1 (automatic) or in [0, 1)", o.dual_smoothing);
-  if (o.seed_grid_size < -1)
-    fail_parameter("seed_grid_size", "must be -1 (automatic) or >= 0", double(o.seed_grid_size));
-  if (!std::isfinite(o.pricing_tolerance) || !(o.pricing_tolerance > 0))
-    fail_parameter("pricing_tolerance", "must be finite and positive", o.pricing_tolerance);
-  if (std::isnan(o.time_limit) || o.time_limit < 0)
-    fail_parameter("time_limit", "must be >= 0 seconds (infinity = no limit)", o.time_limit);
-  if (!std::isfinite(o.gap_tolerance) || o.gap_tolerance < 0)
-    fail_parameter("gap_tolerance", "must be finite and >= 0", o.gap_tolerance);
-}
-
-}  // namespace detail
 
 }  // namespace labeldp

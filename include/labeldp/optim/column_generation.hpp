@@ -16,6 +16,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -42,71 +43,87 @@ struct PricedColumns {
 };
 
 /// Options of solve_by_column_generation(). Every field has a documented default; check()
-/// throws std::invalid_argument naming the first bad field.
+/// (called first by solve_by_column_generation()) throws std::invalid_argument naming the first
+/// bad field.
+///
+/// \code{.cpp}
+/// labeldp::optim::ColumnGenerationOptions opt;
+/// opt.time_limit = 10;        // seconds for the whole solve; +infinity (the default) = none
+/// opt.column_sum_bound = 1;   // kappa of the Lagrangian bound (LP (2) of Ghazi et al. 2023)
+/// opt.check();                // throws e.g. "'time_limit' must be >= 0 seconds ..., got -1"
+/// \endcode
 struct ColumnGenerationOptions {
-  /// Rounds that append columns before the solve stops with SolveStatus::IterationLimit
-  /// (>= 0). With 0 the master is solved and priced once: Optimal if that already proves
-  /// optimality, IterationLimit otherwise (with the bound and gap of that one pricing).
+  /// Default 10000 rounds (>= 0; kUnlimited = no limit). Rounds that append columns before the
+  /// solve stops with SolveStatus::IterationLimit. With 0 the master is solved and priced once:
+  /// Optimal if that already proves optimality, IterationLimit otherwise (with the bound and gap
+  /// of that one pricing).
   Index max_rounds = 10000;
-  /// Wall-clock limit in seconds for the whole solve (>= 0; +infinity = none). Checked after
-  /// every pricing round; every master solve after the first receives the remaining time
+  /// Default +infinity = no limit (seconds, >= 0). Wall-clock limit for the whole solve. Checked
+  /// after every pricing round; every master solve after the first receives the remaining time
   /// (RevisedSimplex::set_time_limit()). The FIRST master solve is not limited by it, since
   /// without it there is neither a feasible solution nor a bound to return: time_limit = 0
   /// gives one solve, one pricing, and SolveStatus::TimeLimit (unless that already certifies
   /// the optimum) with the first master's solution and its bound.
   double time_limit = std::numeric_limits<double>::infinity();
-  /// Stop with SolveStatus::Optimal when the best Lagrangian bound L satisfies
-  /// \f$z - L \le \text{gap\_tolerance} \cdot |z|\f$, z the master objective (relative gap;
-  /// finite, >= 0).
+  /// Default 1e-9 (relative, finite, >= 0). Stop with SolveStatus::Optimal when the best
+  /// Lagrangian bound L satisfies \f$z - L \le \text{gap\_tolerance} \cdot |z|\f$, z the master
+  /// objective.
   double gap_tolerance = 1e-9;
-  /// \f$\kappa\f$: an upper bound on \f$\sum_j x_j\f$ over the oracle-priced variables of some
-  /// optimal solution of the full LP, so that \f$b^T y + \kappa \min(0, \min_j \bar c_j)\f$ is
-  /// a valid lower bound (Lagrangian relaxation; Lübbecke and Desrosiers 2005, Sec. 2.1). The
-  /// caller derives it from its rows: LP (2) of Ghazi et al. 2023 has rows \f$\sum_j a_{yj} x_j =
-  /// 1\f$ with entries \f$a_{yj} \ge 1\f$, so \f$\kappa = 1\f$; the unbiased staircase master has
-  /// entries \f$\ge e^{-\varepsilon}\f$ in rows summing to 1, so \f$\kappa = e^{\varepsilon}\f$
+  /// Default +infinity = unknown (> 0, may be +infinity). \f$\kappa\f$: an upper bound on
+  /// \f$\sum_j x_j\f$ over the oracle-priced variables of some optimal solution of the full LP,
+  /// so that \f$b^T y + \kappa \min(0, \min_j \bar c_j)\f$ is a valid lower bound (Lagrangian
+  /// relaxation; Lübbecke and Desrosiers 2005, Sec. 2.1). The caller derives it from its rows:
+  /// LP (2) of Ghazi et al. 2023 has rows \f$\sum_j a_{yj} x_j = 1\f$ with entries
+  /// \f$a_{yj} \ge 1\f$, so \f$\kappa = 1\f$; the unbiased staircase master has entries
+  /// \f$\ge e^{-\varepsilon}\f$ in rows summing to 1, so \f$\kappa = e^{\varepsilon}\f$
   /// (1 / UnbiasedProblem::low). Any kappa for which the bound is valid will do: the unbiased
   /// master uses k / (1 + (k - 1) e^{-eps}) from its aggregated normalization rows (k labels),
   /// far below e^eps at large eps, where kappa multiplies the roundoff in the minimum reduced
-  /// cost. +infinity (the default) means unknown: a bound then
-  /// exists only where no reduced cost is negative. Positive, may be +infinity.
+  /// cost. Unknown: a bound then exists only where no reduced cost is negative.
   double column_sum_bound = std::numeric_limits<double>::infinity();
-  /// Wentges dual smoothing weight \f$\alpha \in [0, 1)\f$: pricing is done at
-  /// \f$\alpha\, y_{center} + (1 - \alpha)\, y_{master}\f$, \f$y_{center}\f$ the duals with the best
-  /// Lagrangian bound so far (Wentges 1997; Pessoa et al. 2018, "mispricing"). When no column
-  /// priced there improves the master, the round is priced again at the master's own duals, so
-  /// the stopping test is always the exact one. 0 (the default) = plain column generation.
+  /// Default 0 = plain column generation (in [0, 1)). Wentges dual smoothing weight
+  /// \f$\alpha\f$: pricing is done at \f$\alpha\, y_{center} + (1 - \alpha)\, y_{master}\f$,
+  /// \f$y_{center}\f$ the duals with the best Lagrangian bound so far (Wentges 1997; Pessoa et
+  /// al. 2018, "mispricing"). When no column priced there improves the master, the round is
+  /// priced again at the master's own duals, so the stopping test is always the exact one.
   /// Smoothing needs a finite column_sum_bound (no bound, no center).
   double dual_smoothing = 0;
-  /// At most this many columns are appended per round, those with the most negative reduced
-  /// cost at the master's duals first; 0 (the default) = all that improve.
-  Index max_columns_per_round = 0;
-  /// Warm start (empty, the default: none): duals of the full LP from elsewhere, e.g. an
-  /// interior-point solution of the same LP (m entries, finite, of the sign the rows allow).
-  /// The first round is priced at them: their exact Lagrangian bound starts the certificate and
-  /// they become the smoothing center, so a master that reaches the optimum stops at once
-  /// instead of proving it round by round (near-optimal duals make a tailing-off column
-  /// generation a crossover). The columns priced there are filtered at the master's duals as
-  /// usual (mispricing re-prices at those). Never changes the answer, only the path to it.
+  /// Default kUnlimited = all that improve (>= 1, or kUnlimited). At most this many columns are
+  /// appended per round, those with the most negative reduced cost at the master's duals first.
+  /// 0 is accepted as a synonym of kUnlimited for callers written before kUnlimited existed
+  /// (it used to be the spelling of "all"); new code writes kUnlimited.
+  Index max_columns_per_round = kUnlimited;
+  /// Default empty = no warm start (m entries when given, finite, of the sign the rows allow).
+  /// Duals of the full LP from elsewhere, e.g. an interior-point solution of the same LP. The
+  /// first round is priced at them: their exact Lagrangian bound starts the certificate and they
+  /// become the smoothing center, so a master that reaches the optimum stops at once instead of
+  /// proving it round by round (near-optimal duals make a tailing-off column generation a
+  /// crossover). The columns priced there are filtered at the master's duals as usual
+  /// (mispricing re-prices at those). Never changes the answer, only the path to it.
   Eigen::VectorXd warm_duals;
-  /// Simplex options for callers that build the master from these options (the engine itself
-  /// uses the master's own options, RevisedSimplex::options()); checked by check().
+  /// Default SimplexOptions{} (checked by check() under the prefix "simplex."). Simplex options
+  /// for callers that build the master from these options; the engine itself uses the master's
+  /// own options (RevisedSimplex::options()).
   SimplexOptions simplex{};
 
+  /// Checks every field (and `simplex`) against the rule in its comment.
+  /// \param path prefix of the field names in the message (an enclosing struct passes e.g.
+  ///        "column_generation."); empty by default.
   /// \throws std::invalid_argument naming the first field out of range, e.g.
   ///         "'gap_tolerance' must be finite and non-negative, got -1".
-  void check() const {
-    if (max_rounds < 0) labeldp::detail::fail_parameter("max_rounds", "must be >= 0", double(max_rounds));
-    if (std::isnan(time_limit) || time_limit < 0)
-      labeldp::detail::fail_parameter("time_limit", "must be >= 0 seconds (infinity = no limit)", time_limit);
-    validate_finite_nonnegative("gap_tolerance", gap_tolerance);
+  void check(std::string_view path = {}) const {
+    const auto name = [&](const char* field) { return std::string(path) + field; };
+    validate_count_limit(name("max_rounds"), max_rounds);
+    validate_time_limit(name("time_limit"), time_limit);
+    validate_finite_nonnegative(name("gap_tolerance"), gap_tolerance);
     if (std::isnan(column_sum_bound) || !(column_sum_bound > 0))
-      labeldp::detail::fail_parameter("column_sum_bound", "must be positive (infinity = unknown)", column_sum_bound);
+      labeldp::detail::fail_parameter(name("column_sum_bound"), "must be positive (infinity = unknown)",
+                                      column_sum_bound);
     if (!(dual_smoothing >= 0 && dual_smoothing < 1))
-      labeldp::detail::fail_parameter("dual_smoothing", "must be in [0, 1)", dual_smoothing);
-    if (max_columns_per_round < 0)
-      labeldp::detail::fail_parameter("max_columns_per_round", "must be >= 0 (0 = all)", double(max_columns_per_round));
-    if (!warm_duals.allFinite()) throw std::invalid_argument("'warm_duals' must be finite");
+      labeldp::detail::fail_parameter(name("dual_smoothing"), "must be in [0, 1)", dual_smoothing);
+    validate_count_limit(name("max_columns_per_round"), max_columns_per_round);
+    if (!warm_duals.allFinite()) throw std::invalid_argument("'" + name("warm_duals") + "' must be finite");
+    simplex.check(name("simplex."));
   }
 };
 
@@ -354,6 +371,7 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
     if (elapsed() >= options.time_limit) return finish(SolveStatus::TimeLimit);
 
     std::stable_sort(picked.begin(), picked.end(), [&](Index u, Index v) { return rc_master[u] < rc_master[v]; });
+    // 0: the old spelling of kUnlimited (ColumnGenerationOptions::max_columns_per_round).
     if (options.max_columns_per_round > 0 && Index(picked.size()) > options.max_columns_per_round)
       picked.resize(std::size_t(options.max_columns_per_round));
     const Index first = master.num_columns(), count = Index(picked.size());

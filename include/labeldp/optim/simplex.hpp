@@ -68,11 +68,12 @@ namespace labeldp::optim {
 class RevisedSimplex {
  public:
   /// \param lp the problem (moved in).
-  /// \param options tolerances and limits.
-  /// \throws std::invalid_argument when the dimensions of A, b, row_types and c disagree, when
-  ///         any entry is NaN or infinite, or when an option is out of range.
+  /// \param options tolerances and limits (SimplexOptions; checked first, by
+  ///        SimplexOptions::check()).
+  /// \throws std::invalid_argument naming the option out of range, or when the dimensions of A,
+  ///         b, row_types and c disagree, or when any entry is NaN or infinite.
   explicit RevisedSimplex(LinearProgram lp, SimplexOptions options = {}) : m_lp(std::move(lp)), m_options(options) {
-    validate_options(m_options);
+    m_options.check();
     validate_problem();
     const Index m = m_lp.A.rows();
     m_slack_row.clear();
@@ -108,7 +109,7 @@ class RevisedSimplex {
   /// \throws std::invalid_argument when `seconds` is negative or NaN (the message names
   ///         `time_limit`).
   void set_time_limit(double seconds) {
-    validate_time_limit(seconds);
+    validate_time_limit("time_limit", seconds);
     m_options.time_limit = seconds;
   }
 
@@ -264,25 +265,6 @@ class RevisedSimplex {
   bool is_artificial(Index v) const { return v < num_rows(); }
   bool is_slack(Index v) const { return v >= num_rows() && v < num_rows() + Index(m_slack_row.size()); }
   Index structural_offset() const { return num_rows() + Index(m_slack_row.size()); }
-
-  static void validate_options(const SimplexOptions& o) {
-    validate_finite_positive("primal_feasibility_tolerance", o.primal_feasibility_tolerance);
-    validate_finite_positive("dual_feasibility_tolerance", o.dual_feasibility_tolerance);
-    validate_finite_positive("pivot_tolerance", o.pivot_tolerance);
-    if (o.max_iterations < 0)
-      labeldp::detail::fail_parameter("max_iterations", "must be >= 0", double(o.max_iterations));
-    if (o.refactorization_interval < 1)
-      labeldp::detail::fail_parameter("refactorization_interval", "must be >= 1", double(o.refactorization_interval));
-    if (o.degenerate_pivots_before_perturbation < 0)
-      labeldp::detail::fail_parameter("degenerate_pivots_before_perturbation", "must be >= 0",
-                                      double(o.degenerate_pivots_before_perturbation));
-    validate_time_limit(o.time_limit);
-  }
-
-  static void validate_time_limit(double seconds) {
-    if (!(seconds >= 0))
-      labeldp::detail::fail_parameter("time_limit", "must be >= 0 seconds (infinity for none)", seconds);
-  }
 
   // Whether the time limit of the current solve() has passed (never when it is infinite).
   bool time_is_up() const {

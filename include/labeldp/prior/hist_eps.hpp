@@ -21,12 +21,38 @@
 
 namespace labeldp {
 
-/// Public parameters of Hist_eps.
+/// Public parameters of Hist_eps. Every field has a documented default; check() (called first
+/// by hist_eps(), hist_eps_noisy_labels() and hist_eps_paper_nodes()) throws
+/// std::invalid_argument naming the first bad field. An aggregate: HistEpsOptions{lo, hi, eps,
+/// resolution}.
+///
+/// \code{.cpp}
+/// const labeldp::HistEpsOptions opt{0.0, 100.0, 0.5, 1.0};   // labels in [0, 100], eps 0.5, grid 1
+/// auto h = labeldp::hist_eps(labels, edges, opt, gen);
+/// \endcode
 struct HistEpsOptions {
-  double lo = 0;             ///< Lower clipping bound (public, finite, < hi).
-  double hi = 1;             ///< Upper clipping bound (public, finite).
-  double eps = 1;            ///< Privacy budget of the noisy labels (finite, > 0).
-  double resolution = 0.01;  ///< Noise grid step r (public, > 0): labels and noise live on lo + r Z.
+  double lo = 0;  ///< Default 0 (label units, public, finite, < hi). Lower clipping bound.
+  double hi = 1;  ///< Default 1 (label units, public, finite, > lo). Upper clipping bound.
+  /// Default 1 (finite, > 0). Privacy budget of the noisy labels (each label's guarantee).
+  double eps = 1;
+  /// Default 0.01 (label units, public, finite, > 0, at least (hi - lo) / 2^32). Noise grid step
+  /// r: labels and noise live on lo + r Z.
+  double resolution = 0.01;
+
+  /// Checks every field against the rule in its comment.
+  /// \throws std::invalid_argument naming the first bad field, e.g.
+  ///         "'lo' must be less than 'hi' = 1, got 2".
+  void check() const {
+    validate_finite("lo", lo);
+    validate_finite("hi", hi);
+    if (!(lo < hi)) detail::fail_parameter("lo", "must be less than 'hi' = " + detail::format_number(hi), lo);
+    validate_epsilon(eps);
+    validate_finite_positive("resolution", resolution);
+    if (!(std::ceil((hi - lo) / resolution) <= 4294967296.0))
+      detail::fail_parameter("resolution",
+                             "must be at least (hi - lo) / 2^32 = " + detail::format_number((hi - lo) / 4294967296.0),
+                             resolution);
+  }
 };
 
 /// Output of Hist_eps.
@@ -49,15 +75,8 @@ struct HistEpsNoise {
 };
 
 inline HistEpsNoise hist_eps_noise(const HistEpsOptions& o) {
-  validate_finite("lo", o.lo);
-  validate_finite("hi", o.hi);
-  if (!(o.lo < o.hi)) fail_parameter("lo", "must be less than 'hi' = " + format_number(o.hi), o.lo);
-  validate_epsilon(o.eps);
-  validate_finite_positive("resolution", o.resolution);
+  o.check();
   const double steps = std::ceil((o.hi - o.lo) / o.resolution);
-  if (!(steps <= 4294967296.0))
-    fail_parameter("resolution", "must be at least (hi - lo) / 2^32 = " + format_number((o.hi - o.lo) / 4294967296.0),
-                   o.resolution);
   const std::int64_t n = std::max<std::int64_t>(1, std::int64_t(steps));
   const DiscreteLaplace laplace = DiscreteLaplace::for_privacy(o.eps, double(n));
   return HistEpsNoise{n, laplace, double(laplace.alpha()), laplace.realized_epsilon(double(n))};
@@ -104,6 +123,7 @@ std::vector<Scalar> hist_eps_noisy_labels(const std::vector<Scalar>& labels, con
 template <typename Scalar, std::uniform_random_bit_generator G>
 HistEpsResult<Scalar> hist_eps(const std::vector<Scalar>& labels, const std::vector<Scalar>& edges,
                                const HistEpsOptions& options, G& gen) {
+  options.check();
   if (labels.empty()) throw std::invalid_argument("'labels' must not be empty, got 0 labels");
   const detail::HistEpsNoise noise = detail::hist_eps_noise(options);
   (void)HistogramPrior<Scalar>::from_masses(edges, std::vector<Scalar>(edges.size() > 1 ? edges.size() - 1 : 0, 1));
@@ -124,6 +144,7 @@ HistEpsResult<Scalar> hist_eps(const std::vector<Scalar>& labels, const std::vec
 template <typename Scalar, std::uniform_random_bit_generator G>
 HistEpsResult<Scalar> hist_eps_paper_nodes(const std::vector<Scalar>& labels, Scalar sigma,
                                            const HistEpsOptions& options, G& gen) {
+  options.check();
   if (labels.empty()) throw std::invalid_argument("'labels' must not be empty, got 0 labels");
   const detail::HistEpsNoise noise = detail::hist_eps_noise(options);
   validate_finite_positive("sigma", double(sigma));

@@ -70,7 +70,9 @@ class StaircaseBarrier {
   }
 
   /// Runs the interior-point method.
+  /// \throws std::invalid_argument on a bad option (StaircaseBarrierOptions::check(), first).
   StaircaseBarrierResult solve(const StaircaseBarrierOptions& options = {}) {
+    options.check();
     const auto start = std::chrono::steady_clock::now();
     initialize();
     StaircaseBarrierResult out;
@@ -461,9 +463,12 @@ class StaircaseBarrier {
   Eigen::LLT<Eigen::MatrixXd> m_dense, m_small;
 };
 
-/// solve_staircase_barrier(P, options): StaircaseBarrier(P).solve(options).
+/// solve_staircase_barrier(P, options): StaircaseBarrier(P).solve(options), with the options
+/// checked before the problem is set up.
+/// \throws std::invalid_argument on a bad option (StaircaseBarrierOptions::check()).
 inline StaircaseBarrierResult solve_staircase_barrier(const StaircaseBarrierProblem& P,
                                                       const StaircaseBarrierOptions& options = {}) {
+  options.check();
   return StaircaseBarrier(P).solve(options);
 }
 

@@ -29,10 +29,13 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "labeldp/core/types.hpp"
+#include "labeldp/core/validate.hpp"
 #include "labeldp/mechanisms/detail/unbiased_pricing.hpp"
 #include "labeldp/optim/simplex_types.hpp"
 
@@ -70,19 +73,47 @@ struct StaircaseBarrierProblem {
 /// \f$e^{-\varepsilon}\f$ rounded up (the staircase ratio is then never above \f$e^\varepsilon\f$).
 inline double staircase_low(double eps) { return std::nextafter(std::exp(-eps), 1.0); }
 
-/// Options of solve_staircase_barrier().
+/// Options of solve_staircase_barrier(). Every field has a documented default; check() (called
+/// first by StaircaseBarrier::solve()) throws std::invalid_argument naming the first bad field.
+///
+/// \code{.cpp}
+/// labeldp::detail::StaircaseBarrierOptions bo;
+/// bo.time_limit = 1.0;   // seconds; +infinity (the default) = none
+/// auto r = labeldp::detail::solve_staircase_barrier(problem, bo);
+/// \endcode
 struct StaircaseBarrierOptions {
-  /// Stop when the relative primal and dual residuals and the relative duality gap are below it.
+  /// Default 1e-9 (relative, finite, > 0). Stop with optim::SolveStatus::Optimal when the
+  /// relative primal and dual residuals and the relative duality gap are below it.
   double tolerance = 1e-9;
-  Index max_iterations = 150;  ///< interior-point iterations before giving up
-  Index max_correctors = 2;    ///< Gondzio's extra centrality correctors per iteration (0 = pure Mehrotra)
-  /// At the end, outputs whose top \f$T_o\f$ is below this times the largest are set to zero
-  /// (their mass moved to the others while the rows are restored to roundoff): the interior
-  /// point then uses only the outputs that matter.
+  /// Default 150 iterations (>= 0; optim::kUnlimited = no limit). Interior-point iterations
+  /// before the solve ends with optim::SolveStatus::IterationLimit (0: the starting point).
+  Index max_iterations = 150;
+  /// Default 2 (>= 0; 0 = pure Mehrotra). Gondzio's extra centrality correctors per iteration.
+  Index max_correctors = 2;
+  /// Default 1e-9 (relative, finite, in [0, 1); 0 = drop none). At the end, outputs whose top
+  /// \f$T_o\f$ is below this times the largest are set to zero (their mass moved to the others
+  /// while the rows are restored to roundoff): the interior point then uses only the outputs
+  /// that matter.
   double drop_threshold = 1e-9;
-  /// Wall-clock limit in seconds (>= 0; infinity = none), checked before every iteration: when
-  /// it has passed, the solve ends with optim::SolveStatus::TimeLimit and the best iterate.
+  /// Default +infinity = no limit (seconds, >= 0). Wall-clock limit, checked before every
+  /// iteration: when it has passed, the solve ends with optim::SolveStatus::TimeLimit and the
+  /// best iterate (0: the starting point).
   double time_limit = std::numeric_limits<double>::infinity();
+
+  /// Checks every field against the rule in its comment.
+  /// \param path prefix of the field names in the message (for an enclosing struct); empty by
+  ///        default.
+  /// \throws std::invalid_argument naming the first bad field, the rule and the value, e.g.
+  ///         "'tolerance' must be finite and positive, got 0".
+  void check(std::string_view path = {}) const {
+    const auto name = [&](const char* field) { return std::string(path) + field; };
+    validate_finite_positive(name("tolerance"), tolerance);
+    optim::validate_count_limit(name("max_iterations"), max_iterations);
+    if (max_correctors < 0) fail_parameter(name("max_correctors"), "must be >= 0", double(max_correctors));
+    if (!std::isfinite(drop_threshold) || !(drop_threshold >= 0 && drop_threshold < 1))
+      fail_parameter(name("drop_threshold"), "must be finite and in [0, 1)", drop_threshold);
+    optim::validate_time_limit(name("time_limit"), time_limit);
+  }
 };
 
 // How solve_staircase_barrier() ends (StaircaseBarrierResult::status), in the library's one

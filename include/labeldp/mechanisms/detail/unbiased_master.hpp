@@ -279,10 +279,12 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
   const double k_labels = double(P.num_labels());
   cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
-  cg.dual_smoothing = options.dual_smoothing < 0 ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+  cg.dual_smoothing =
+      options.dual_smoothing == double(kAutomatic) ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
   // The most negative columns first, at most max_columns_per_round of them: every column costs
   // a dot product per simplex pivot for the rest of the solve.
-  cg.max_columns_per_round = options.max_columns_per_round < 0 ? 2 * P.num_labels() : options.max_columns_per_round;
+  cg.max_columns_per_round =
+      options.max_columns_per_round == kAutomatic ? 2 * P.num_labels() : options.max_columns_per_round;
   cg.warm_duals = warm_duals;
   // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
   // over its whole column space) returning the priced columns not yet in the master, once
