@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <labeldp/core/audit.hpp>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -117,4 +118,35 @@ TEST_CASE("cap_to_epsilon repairs a real violation and zeroes a half-zero column
   const Eigen::MatrixXd copy = inside;
   CHECK(labeldp::cap_to_epsilon(inside, 1.0) == 0);
   CHECK(inside == copy);
+}
+
+TEST_CASE("realized_satisfies_epsilon: the sampler's integer table of capped boundary matrices is eps-DP exactly",
+          "[audit]") {
+  std::mt19937_64 gen(2027);
+  int checked = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const double eps = std::vector<double>{0.1, 0.5, 1.0, 3.0, 8.0, 20.0}[std::size_t(trial % 6)];
+    Eigen::MatrixXd p = boundary_matrix(gen, 2 + trial % 9, 1 + trial % 5, eps);
+    labeldp::cap_to_epsilon(p, eps);
+    Eigen::VectorXd v(p.rows()), o(p.cols());
+    for (Eigen::Index i = 0; i < p.rows(); ++i) v[i] = double(i);
+    for (Eigen::Index j = 0; j < p.cols(); ++j) o[j] = double(j);
+    const labeldp::FiniteMechanism<> m(v, o, p);
+    INFO("trial " << trial << " eps " << eps);
+    CHECK(labeldp::realized_satisfies_epsilon(m, eps));
+    CHECK(labeldp::satisfies_epsilon(m.realized_probabilities(), eps));
+    // Where some block's rows differ its ratios are e^eps up to roundoff: a budget 1e-9 smaller
+    // is exceeded (rows that picked the same outputs everywhere have ratio 1).
+    if (labeldp::audit_epsilon(p) > eps * (1 - 1e-10)) {
+      CHECK_FALSE(labeldp::realized_satisfies_epsilon(m, eps * (1 - 1e-9)));
+      ++checked;
+    }
+  }
+  CHECK(checked > 100);
+  // A column with a zero and a positive weight is never eps-DP; eps = inf accepts anything.
+  Eigen::MatrixXd p(2, 2);
+  p << 1.0, 0.0, 0.5, 0.5;
+  const labeldp::FiniteMechanism<> m(Eigen::VectorXd::LinSpaced(2, 0, 1), Eigen::VectorXd::LinSpaced(2, 0, 1), p);
+  CHECK_FALSE(labeldp::realized_satisfies_epsilon(m, 50.0));
+  CHECK(labeldp::realized_satisfies_epsilon(m, std::numeric_limits<double>::infinity()));
 }

@@ -3,6 +3,7 @@
 #include <deque>
 #include <labeldp/core/sampling.hpp>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "oracles/statistics.hpp"
@@ -179,4 +180,245 @@ TEST_CASE("DiscreteDistribution: large chi-square", "[.][statistical]") {
   const auto r = chi_square(counts, probs);
   INFO("chi2 = " << r.statistic);
   CHECK(r.p_value > 1e-4);
+}
+
+TEST_CASE("DyadicAliasTable: one word per draw, column from the top bits, exact cuts", "[sampling]") {
+  using u128 = labeldp::detail::u128;
+  labeldp::Matrix<> P(2, 2);
+  P << 0.75, 0.25, 0.25, 0.75;
+  labeldp::DyadicAliasTable t(P);
+  CHECK(t.rows() == 2);
+  CHECK(t.cols() == 2);
+  const auto w0 = t.row_weights(0);
+  CHECK(w0[0] == u128(3) << 62);
+  CHECK(w0[1] == u128(1) << 62);
+  // Row 0: column 0 (top bit 0) is all outcome 0; column 1 keeps outcome 1 below 2^63 + 2^62.
+  const std::uint64_t half = std::uint64_t(1) << 63, quarter = std::uint64_t(1) << 62;
+  Scripted g{{0, half - 1, half, half + quarter - 1, half + quarter, ~std::uint64_t(0)}};
+  CHECK(t(0, g) == 0);
+  CHECK(t(0, g) == 0);
+  CHECK(t(0, g) == 1);
+  CHECK(t(0, g) == 1);
+  CHECK(t(0, g) == 0);
+  CHECK(t(0, g) == 0);
+  CHECK(g.words.empty());
+}
+
+TEST_CASE("DyadicAliasTable: padding columns, single outcomes, deterministic and identical rows", "[sampling]") {
+  using u128 = labeldp::detail::u128;
+  const u128 total = u128(1) << 64;
+  SECTION("one outcome: every word gives it") {
+    labeldp::Matrix<> P = labeldp::Matrix<>::Constant(3, 1, 1.0);
+    labeldp::DyadicAliasTable t(P);
+    Scripted g{{0, ~std::uint64_t(0), std::uint64_t(1) << 63}};
+    for (int i = 0; i < 3; ++i) CHECK(t(i, g) == 0);
+    CHECK(t.row_weights(1)[0] == total);
+  }
+  SECTION("three outcomes in four columns: the padding column is all alias") {
+    labeldp::Matrix<> P(1, 3);
+    P << 0.5, 0.25, 0.25;
+    labeldp::DyadicAliasTable t(P);
+    const auto w = t.row_weights(0);
+    CHECK(w[0] == total / 2);
+    CHECK(w[1] == total / 4);
+    CHECK(w[2] == total / 4);
+    SeededRandom g(3);
+    std::vector<long long> counts(3, 0);
+    for (int s = 0; s < 40000; ++s) ++counts[std::size_t(t(0, g))];
+    const auto r = chi_square(counts, {0.5, 0.25, 0.25});
+    CHECK(labeldp::test::chi_square_z(r) < 6);
+  }
+  SECTION("a deterministic row next to a mixed one keeps its zero and the column ratio 2") {
+    labeldp::Matrix<> P(2, 2);
+    P << 1.0, 0.0, 0.5, 0.5;
+    labeldp::DyadicAliasTable t(P);
+    CHECK(t.row_weights(0)[0] == total);
+    CHECK(t.row_weights(0)[1] == 0);
+    CHECK(t.row_weights(1)[0] == total / 2);
+  }
+  SECTION("identical rows get identical weights summing to 2^64 (thirds)") {
+    labeldp::Matrix<> P = labeldp::Matrix<>::Constant(4, 3, 1.0 / 3);
+    labeldp::DyadicAliasTable t(P);
+    const auto w0 = t.row_weights(0);
+    CHECK(w0[0] + w0[1] + w0[2] == total);
+    for (int i = 1; i < 4; ++i) CHECK(t.row_weights(i) == w0);
+    for (auto w : w0) CHECK((w == total / 3 || w == total / 3 + 1));
+  }
+  SECTION("a column far below 2^-64 stays positive and keeps its ratio") {
+    labeldp::Matrix<> P(2, 3);
+    P << 1e-30, 0.5, 0.5 - 1e-30, 2e-30, 0.25, 0.75 - 2e-30;
+    labeldp::DyadicAliasTable t(P);
+    const auto w0 = t.row_weights(0), w1 = t.row_weights(1);
+    CHECK(w0[0] >= 1);
+    CHECK(w1[0] >= 1);
+    CHECK(w1[0] <= 2 * w0[0]);
+    CHECK(w0[0] + w0[1] + w0[2] == total);
+    CHECK(w1[0] + w1[1] + w1[2] == total);
+  }
+  SECTION("bad input") {
+    REQUIRE_THROWS_WITH(labeldp::DyadicAliasTable(labeldp::Matrix<>(0, 2)), "'rows' must not be empty");
+    labeldp::Matrix<> P(1, 2);
+    P << 0.5, -0.5;
+    REQUIRE_THROWS_WITH(labeldp::DyadicAliasTable(P), "'weight' must be finite and non-negative, got -0.5");
+    P << 0, 0;
+    REQUIRE_THROWS_WITH(labeldp::DyadicAliasTable(P), "row 0 has no positive probability");
+  }
+}
+
+TEST_CASE("DyadicAliasTable: random rows, chi-square against the realized weights", "[sampling]") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SeededRandom g(12);
+  for (int d : {1, 2, 5, 8, 9, 33}) {
+    labeldp::Matrix<> P(3, d);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < d; ++j) P(i, j) = u(rng) < 0.2 ? 0.0 : u(rng);
+    for (int i = 0; i < 3; ++i) P(i, 0) += 0.01;
+    labeldp::DyadicAliasTable t(P);
+    for (int i = 0; i < 3; ++i) {
+      const auto p = t.realized(i);
+      std::vector<double> probs(p.begin(), p.end());
+      std::vector<long long> counts(std::size_t(d), 0);
+      for (int s = 0; s < 20000; ++s) ++counts[std::size_t(t(i, g))];
+      const auto r = chi_square(counts, probs);
+      INFO("d " << d << " row " << i << " chi2 " << r.statistic);
+      CHECK(labeldp::test::chi_square_z(r) < 6);
+      for (int j = 0; j < d; ++j)
+        CHECK(double(p[std::size_t(j)]) == Approx(P(i, j) / P.row(i).sum()).epsilon(1e-15).margin(1e-18));
+    }
+  }
+}
+
+TEST_CASE("CyclicRandomizedResponse: exact integer RR, ratio below e^eps, one word per draw", "[sampling]") {
+  using u128 = labeldp::detail::u128;
+  for (labeldp::Index d : {1, 2, 3, 7, 40, 401}) {
+    for (double eps : {0.1, 0.5, 1.0, 3.0, 8.0, 20.0}) {
+      const labeldp::CyclicRandomizedResponse rr(d, eps);
+      const auto [own, other] = rr.weights();
+      INFO("d " << d << " eps " << eps);
+      REQUIRE(own + u128(d - 1) * other == (u128(1) << 64));
+      if (d == 1) continue;
+      REQUIRE(other > 0);
+      // W0 / W1 <= e^eps (long double: W's are exact there, the margin is 2 ulps of a double).
+      REQUIRE((long double)own <= std::exp((long double)eps) * (long double)other);
+      // ... and as close to it as one unit of W1 allows.
+      REQUIRE((long double)(own + u128(d - 1)) > std::exp((long double)eps) * (1 - 1e-15L) * (long double)(other - 1));
+      CHECK(double(rr.own_probability()) == Approx(std::exp(eps) / (std::exp(eps) + double(d - 1))).epsilon(1e-14));
+    }
+  }
+  // One word per draw for every bin; chi-square of every bin against the exact weights; the
+  // mutant at 2 eps fails it.
+  const labeldp::CyclicRandomizedResponse rr(5, 1.0), mutant(5, 2.0);
+  SeededRandom g(8);
+  struct Counting {
+    using result_type = std::uint64_t;
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type{0}; }
+    SeededRandom& gen;
+    long long calls = 0;
+    result_type operator()() { return ++calls, gen(); }
+  } counting{g};
+  for (labeldp::Index bin = 0; bin < 5; ++bin) {
+    std::vector<long long> counts(5, 0), mutant_counts(5, 0);
+    const long long before = counting.calls;
+    for (int s = 0; s < 40000; ++s) ++counts[std::size_t(rr(bin, counting))];
+    REQUIRE(counting.calls - before == 40000);
+    for (int s = 0; s < 40000; ++s) ++mutant_counts[std::size_t(mutant(bin, g))];
+    std::vector<double> probs(5, double(rr.other_probability()));
+    probs[std::size_t(bin)] = double(rr.own_probability());
+    INFO("bin " << bin);
+    CHECK(labeldp::test::chi_square_z(chi_square(counts, probs)) < 6);
+    CHECK(labeldp::test::chi_square_z(chi_square(mutant_counts, probs)) > 6);
+  }
+  REQUIRE_THROWS_WITH(labeldp::CyclicRandomizedResponse(0, 1.0), "'d' must be in [1, 2^32), got 0");
+  REQUIRE_THROWS_WITH(labeldp::CyclicRandomizedResponse(3, -1.0), "'eps' must be finite and positive, got -1");
+}
+
+TEST_CASE("ClippedDiscreteLaplace: exact audit of the realized matrix, one word per draw", "[sampling]") {
+  for (labeldp::Index N : {1, 2, 10, 100, 1000}) {
+    for (double eps : {0.01, 0.1, 1.0, 5.0, 20.0}) {
+      const labeldp::ClippedDiscreteLaplace noise(N, eps);
+      INFO("N " << N << " eps " << eps);
+      long double total = 0;
+      for (labeldp::Index z = -N; z <= N; ++z) total += noise.offset_probability(z);
+      REQUIRE(double(total) == 1.0);
+      // Close to the clipped two-sided geometric with alpha = e^(-eps/N).
+      const long double alpha = std::exp(-(long double)eps / (long double)N);
+      const long double c = (1 - alpha) / (1 + alpha);
+      for (labeldp::Index z = -N + 1; z < N; z += std::max<labeldp::Index>(1, N / 7)) {
+        const long double exact = c * std::pow(alpha, (long double)std::llabs(z));
+        REQUIRE(double(noise.offset_probability(z)) == Approx(double(exact)).epsilon(1e-9).margin(1e-18));
+      }
+      if (N > 100) continue;
+      // Brute-force audit of the (N+1) x (N+1) realized matrix in long double: eps-DP, and tight.
+      long double worst = 0;
+      for (labeldp::Index o = 0; o <= N; ++o) {
+        long double lo = INFINITY, hi = 0, row_sum = 0;
+        for (labeldp::Index y = 0; y <= N; ++y) {
+          const long double p = noise.probability(y, o);
+          lo = std::min(lo, p), hi = std::max(hi, p);
+        }
+        REQUIRE(lo > 0);
+        worst = std::max(worst, std::log(hi / lo));
+        for (labeldp::Index t = 0; t <= N; ++t) row_sum += noise.probability(o, t);
+        REQUIRE(double(row_sum) == 1.0);
+      }
+      CHECK(worst <= (long double)eps);
+      CHECK(worst >= (long double)eps * (1 - 1e-9L));
+    }
+  }
+  REQUIRE_THROWS_WITH(labeldp::ClippedDiscreteLaplace(0, 1.0), "'steps' must be in [1, 2^31 - 1), got 0");
+  REQUIRE_THROWS_WITH(labeldp::ClippedDiscreteLaplace(1000, 200.0), Catch::Matchers::Contains("eps too large"));
+}
+
+TEST_CASE("ClippedDiscreteLaplace: samples fit the realized rows; an under-noised mutant does not", "[sampling]") {
+  const labeldp::Index N = 12;
+  const labeldp::ClippedDiscreteLaplace noise(N, 1.0), mutant(N, 2.0);
+  SeededRandom g(21);
+  long long words = 0;
+  struct Counting {
+    using result_type = std::uint64_t;
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type{0}; }
+    SeededRandom& gen;
+    long long& calls;
+    result_type operator()() { return ++calls, gen(); }
+  } counting{g, words};
+  for (labeldp::Index y = 0; y <= N; ++y) {
+    std::vector<long long> counts(std::size_t(N + 1), 0), mutant_counts = counts;
+    const long long before = words;
+    for (int s = 0; s < 40000; ++s) ++counts[std::size_t(noise(y, counting))];
+    REQUIRE(words - before == 40000);
+    for (int s = 0; s < 40000; ++s) ++mutant_counts[std::size_t(mutant(y, g))];
+    std::vector<double> probs(std::size_t(N + 1));
+    for (labeldp::Index o = 0; o <= N; ++o) probs[std::size_t(o)] = double(noise.probability(y, o));
+    INFO("y " << y);
+    CHECK(labeldp::test::chi_square_z(chi_square(counts, probs)) < 6);
+    CHECK(labeldp::test::chi_square_z(chi_square(mutant_counts, probs)) > 6);
+  }
+}
+
+TEST_CASE("DiscreteLaplace matches its exact pmf (chi-square, z < 6); a mutant at 2 eps does not", "[sampling]") {
+  SeededRandom g(31);
+  for (double eps : {0.05, 0.5, 2.0}) {
+    const auto noise = labeldp::DiscreteLaplace::for_privacy(eps, 1);
+    const auto mutant = labeldp::DiscreteLaplace::for_privacy(2 * eps, 1);
+    const long long reach = (long long)(40 / eps);
+    std::map<long long, long long> seen, mutant_seen;
+    const int n = 60000;
+    for (int i = 0; i < n; ++i) {
+      ++seen[noise(g)];
+      ++mutant_seen[mutant(g)];
+    }
+    std::vector<long long> obs, mobs;
+    std::vector<double> probs;
+    for (long long z = -reach; z <= reach; ++z) {
+      obs.push_back(seen.count(z) ? seen[z] : 0);
+      mobs.push_back(mutant_seen.count(z) ? mutant_seen[z] : 0);
+      probs.push_back(double(noise.pmf(z)));
+    }
+    INFO("eps " << eps);
+    CHECK(labeldp::test::chi_square_z(chi_square(obs, probs)) < 6);
+    CHECK(labeldp::test::chi_square_z(chi_square(mobs, probs)) > 6);
+  }
 }

@@ -2,6 +2,7 @@
 /// Exact privacy audit of a finite mechanism.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -132,6 +133,31 @@ EpsilonViolation find_epsilon_violation(const Eigen::MatrixBase<Derived>& probab
 template <typename Derived>
 bool satisfies_epsilon(const Eigen::MatrixBase<Derived>& probabilities, double eps) {
   return find_epsilon_violation(probabilities, eps).column < 0;
+}
+
+/// True when the integer table that the mechanism's sampler draws from (DyadicAliasTable: row
+/// i's weights \f$W_{ij}\f$ over the common total \f$2^{64}\f$) is eps-DP **exactly**: in every
+/// column, \f$\max_i W_{ij} \le L \min_i W_{ij}\f$ in exact integer arithmetic, with L a double
+/// two ulps below `std::exp(eps)` (within one ulp of \f$e^\varepsilon\f$, so \f$L < e^\varepsilon\f$).
+/// Unlike satisfies_epsilon() of realized_probabilities() (doubles, each rounded from a 64-bit
+/// weight), no rounding is involved. A column with a zero and a positive weight fails; an
+/// all-zero column passes.
+template <typename Scalar>
+bool realized_satisfies_epsilon(const FiniteMechanism<Scalar>& mechanism, double eps) {
+  using detail::u128;
+  double L = std::exp(eps);
+  if (!(L < std::numeric_limits<double>::infinity())) return true;
+  L = std::nextafter(std::nextafter(L, 0.0), 0.0);
+  const detail::Dyadic bound = detail::to_dyadic(static_cast<long double>(L), false);
+  const Index k = mechanism.num_inputs(), d = mechanism.num_outputs();
+  std::vector<u128> lo(std::size_t(d), ~u128(0)), hi(std::size_t(d), 0);
+  for (Index i = 0; i < k; ++i) {
+    const auto w = mechanism.sampler().row_weights(i);
+    for (std::size_t j = 0; j < std::size_t(d); ++j) lo[j] = std::min(lo[j], w[j]), hi[j] = std::max(hi[j], w[j]);
+  }
+  for (std::size_t j = 0; j < std::size_t(d); ++j)
+    if (!detail::mul_le(hi[j], detail::Dyadic{1, 0}, lo[j], bound)) return false;
+  return true;
 }
 
 /// audit_epsilon() of the mechanism's stored probabilities.

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "labeldp/core/json_writer.hpp"
@@ -42,8 +46,8 @@ class FiniteMechanism {
   FiniteMechanism(Vector<Scalar> inputs, Vector<Scalar> outputs, Matrix<Scalar> probabilities)
       : m_inputs(std::move(inputs)), m_outputs(std::move(outputs)), m_probs(std::move(probabilities)) {
     validate();
-    m_rows.reserve(std::size_t(m_inputs.size()));
-    for (Index i = 0; i < m_inputs.size(); ++i) m_rows.emplace_back(m_probs.row(i));
+    m_sampler = DyadicAliasTable(m_probs);
+    if constexpr (kHashed) build_index();
   }
 
   /// Number of inputs k.
@@ -57,15 +61,34 @@ class FiniteMechanism {
   /// The k x d matrix \f$P[i][j] = \Pr[M(y_i) = o_j]\f$.
   const Matrix<Scalar>& probabilities() const { return m_probs; }
 
-  /// Index of input value `y`.
+  /// Index of input value `y`, with work that does not depend on `y`: for float and double
+  /// inputs a hash table probed at a fixed number of slots (the longest probe sequence of any
+  /// input, found at construction; every slot is read and the match selected without a
+  /// branch), otherwise a binary search whose number of halvings depends only on the number of
+  /// inputs.
   /// \throws std::invalid_argument when `y` is not an input value.
   Index input_index(Scalar y) const {
-    const Scalar* first = m_inputs.data();
-    const Scalar* last = first + m_inputs.size();
-    const Scalar* it = std::lower_bound(first, last, y);
-    if (it == last || *it != y)
+    Index found = -1;
+    if constexpr (kHashed) {
+      const Key key = key_of(y);
+      const std::size_t h = slot_of(key);
+      for (std::size_t t = 0; t < m_probes; ++t) {
+        const Slot& slot = m_slots[(h + t) & m_mask];
+        found = slot.key == key && slot.index >= 0 ? slot.index : found;
+      }
+    } else {
+      const Scalar* base = m_inputs.data();
+      Index n = m_inputs.size();
+      while (n > 1) {
+        const Index half = n / 2;
+        base = base[half] <= y ? base + half : base;
+        n -= half;
+      }
+      if (*base == y) found = Index(base - m_inputs.data());
+    }
+    if (found < 0)
       throw std::invalid_argument("label " + detail::format_number(double(y)) + " is not an input of the mechanism");
-    return Index(it - first);
+    return found;
   }
 
   /// \f$E[\ell(M(y_i), y_i)]\f$ for input index i.
@@ -94,12 +117,20 @@ class FiniteMechanism {
   }
 
   /// \f$E[M(y_i)]\f$ for input index i.
-  Scalar conditional_mean(Index i) const { return m_probs.row(i).dot(m_outputs.transpose()); }
+  Scalar conditional_mean(Index i) const {
+    // A plain loop: Eigen's vectorized dot of a row-major row triggers a false
+    // -Warray-bounds in g++ 12 once inlined.
+    Scalar s = 0;
+    for (Index j = 0; j < m_outputs.size(); ++j) s += m_probs(i, j) * m_outputs[j];
+    return s;
+  }
 
-  /// Index of an output drawn exactly from row i (alias method, O(1)).
+  /// Index of an output drawn exactly from row i (no range check) with constant work: one
+  /// 64-bit word from `gen`, one alias-table entry, one comparison, for every row
+  /// (DyadicAliasTable), so the number of generator calls never depends on the label.
   template <std::uniform_random_bit_generator G>
   Index sample_index(Index i, G& gen) const {
-    return m_rows[std::size_t(i)](gen);
+    return m_sampler(i, gen);
   }
 
   /// A noisy label for the true label `y` (an input value).
@@ -109,14 +140,32 @@ class FiniteMechanism {
     return m_outputs[sample_index(input_index(y), gen)];
   }
 
-  /// The probabilities the sampler realizes exactly (the stored ones after the sampler's
-  /// 128-bit integer conversion); audit these to certify the samples themselves.
+  /// Batch form: `out[i] = sample(in[i], gen)`, the same draws in the same order.
+  /// \throws std::invalid_argument when the spans differ in length (before any draw) or a label
+  ///         is not an input value (`out` is then written up to that label).
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
+    if (in.size() != out.size())
+      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
+                                  std::to_string(in.size()));
+    for (std::size_t t = 0; t < in.size(); ++t) out[t] = m_outputs[m_sampler(input_index(in[t]), gen)];
+  }
+
+  /// The probabilities the sampler realizes exactly: row i's integer weights over their common
+  /// total \f$2^{64}\f$ (DyadicAliasTable; each within about \f$2^{-64}\,e^\varepsilon\f$ of
+  /// the stored entry over its row's sum, never with a larger max/min ratio in any column).
+  /// Audit these to certify the samples themselves; exact in long double, rounded to Scalar.
   Matrix<Scalar> realized_probabilities() const {
     Matrix<Scalar> r(m_inputs.size(), m_outputs.size());
-    for (Index i = 0; i < m_inputs.size(); ++i)
-      for (Index j = 0; j < m_outputs.size(); ++j) r(i, j) = Scalar(m_rows[std::size_t(i)].realized(j));
+    for (Index i = 0; i < m_inputs.size(); ++i) {
+      const auto row = m_sampler.realized(i);
+      for (Index j = 0; j < m_outputs.size(); ++j) r(i, j) = Scalar(row[std::size_t(j)]);
+    }
     return r;
   }
+
+  /// The constant-work sampler of the rows (integer weights with the common total 2^64).
+  const DyadicAliasTable& sampler() const { return m_sampler; }
 
  private:
   void validate() const {
@@ -156,10 +205,48 @@ class FiniteMechanism {
     }
   }
 
+  static constexpr bool kHashed = std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
+  using Key = std::conditional_t<sizeof(Scalar) == 4, std::uint32_t, std::uint64_t>;
+  struct Slot {
+    Key key = 0;
+    Index index = -1;
+  };
+
+  // The value's bits; + 0 maps -0 to +0, so y == y' implies equal keys (inputs are finite).
+  static Key key_of(Scalar y) {
+    const Scalar canonical = y + Scalar(0);
+    Key key;
+    std::memcpy(&key, &canonical, sizeof key);
+    return key;
+  }
+  std::size_t slot_of(Key key) const {
+    return std::size_t((std::uint64_t(key) * 0x9E3779B97F4A7C15ull) >> m_shift) & m_mask;
+  }
+  // Open addressing at load <= 1/4; m_probes = the longest probe sequence of any input.
+  void build_index() {
+    std::size_t size = 4;
+    int bits = 2;
+    while (size < 4 * std::size_t(m_inputs.size())) size *= 2, ++bits;
+    m_shift = 64 - bits;
+    m_mask = size - 1;
+    m_slots.assign(size, Slot{});
+    m_probes = 1;
+    for (Index i = 0; i < m_inputs.size(); ++i) {
+      const Key key = key_of(m_inputs[i]);
+      std::size_t h = slot_of(key), probes = 1;
+      while (m_slots[h].index >= 0) h = (h + 1) & m_mask, ++probes;
+      m_slots[h] = Slot{key, i};
+      m_probes = std::max(m_probes, probes);
+    }
+  }
+
   Vector<Scalar> m_inputs;
   Vector<Scalar> m_outputs;
   Matrix<Scalar> m_probs;
-  std::vector<DiscreteDistribution> m_rows;
+  std::vector<Slot> m_slots;
+  std::size_t m_mask = 0, m_probes = 0;
+  int m_shift = 63;
+  DyadicAliasTable m_sampler;
 };
 
 /// The fields `"inputs":[...],"outputs":[...],"probabilities":[[...],...]` of a finite
