@@ -160,6 +160,39 @@ void BM_DiscreteLaplace(benchmark::State& state) {
 }
 BENCHMARK(BM_DiscreteLaplace)->Arg(1)->Arg(1000)->Arg(1000000);
 
+// The constant-work samplers offered to RR-on-Bins and the clipped discrete Laplace mechanism:
+// one word and one label-independent table entry per label.
+void BM_CyclicRandomizedResponse(benchmark::State& state) {
+  const labeldp::CyclicRandomizedResponse rr(labeldp::Index(state.range(0)), 1.0);
+  labeldp::SecureRandom gen;
+  labeldp::Index acc = 0, bin = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 1024; ++i) {
+      acc += rr(bin, gen);
+      bin = bin + 1 == rr.size() ? 0 : bin + 1;
+    }
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetItemsProcessed(state.iterations() * 1024);
+}
+BENCHMARK(BM_CyclicRandomizedResponse)->Arg(10)->Arg(401);
+
+void BM_ClippedDiscreteLaplace(benchmark::State& state) {
+  const labeldp::Index n = labeldp::Index(state.range(0));
+  const labeldp::ClippedDiscreteLaplace noise(n, 1.0);
+  labeldp::SecureRandom gen;
+  labeldp::Index acc = 0, y = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 1024; ++i) {
+      acc += noise(y, gen);
+      y = y == n ? 0 : y + 1;
+    }
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetItemsProcessed(state.iterations() * 1024);
+}
+BENCHMARK(BM_ClippedDiscreteLaplace)->Arg(100)->Arg(65536);
+
 }  // namespace
 
 BENCHMARK_MAIN();
