@@ -13,6 +13,7 @@
 #include "command.hpp"
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/io/csv.hpp"
 #include "labeldp/io/json.hpp"
 #include "labeldp/mechanisms/rpwithprior.hpp"
 
@@ -33,7 +34,7 @@ void run_interval(const IntervalArgs& a) {
   if (a.zeta_given == a.choose_zeta)
     throw labeldp::cli::InputError("interval: give exactly one of --zeta Z and --choose-zeta");
   if (a.zeta_given) labeldp::validate_finite_positive("zeta", a.zeta);
-  const auto prior = labeldp::HistogramPrior<double>::from_csv(a.hist);
+  const auto prior = labeldp::io::read_histogram_csv(a.hist);
   double zeta = a.zeta;
   double mse = 0;
   if (a.choose_zeta) {

@@ -1,10 +1,11 @@
 // Tests of labeldp/core/histogram_prior.hpp: construction, CDF / mass against direct sums,
-// the CSV reader of the CLI contract (`--hist`), and one test per rejected value.
+// the histogram file of the CLI contract (`--hist`, io::read_histogram_csv), and one test per rejected value.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <labeldp/core/histogram_prior.hpp>
+#include <labeldp/io/csv.hpp>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -17,7 +18,7 @@ using labeldp::Index;
 namespace {
 HistogramPrior<> parse(const std::string& text) {
   std::istringstream in(text);
-  return HistogramPrior<>::from_csv(in, "hist.csv");
+  return labeldp::io::read_histogram_csv(in, "hist.csv");
 }
 }  // namespace
 
@@ -77,7 +78,7 @@ TEST_CASE("HistogramPrior: from_cells and from_labels", "[histogram_prior]") {
   CHECK(b.masses()[1] == Approx(4.0 / 6));
 }
 
-TEST_CASE("HistogramPrior::from_csv: the contract's format", "[histogram_prior][csv]") {
+TEST_CASE("read_histogram_csv: the contract's format", "[histogram_prior][csv]") {
   const auto h = parse("lo,hi,mass\n0,1,2\n1,2.5,6\r\n2.5,3,2\n\n");
   REQUIRE(h.num_cells() == 3);
   CHECK(h.edges()[2] == 2.5);
@@ -87,95 +88,105 @@ TEST_CASE("HistogramPrior::from_csv: the contract's format", "[histogram_prior][
   CHECK(g.upper() == 20);
 }
 
-TEST_CASE("HistogramPrior::from_csv: reads a file", "[histogram_prior][csv]") {
+TEST_CASE("read_histogram_csv: reads a file", "[histogram_prior][csv]") {
   const std::string path = "test_histogram_prior_tmp.csv";
   {
     std::ofstream out(path);
     out << "lo,hi,mass\n0,1,1\n1,2,3\n";
   }
-  const auto h = HistogramPrior<>::from_csv(path);
+  const auto h = labeldp::io::read_histogram_csv(path);
   std::remove(path.c_str());
   CHECK(h.masses()[1] == Approx(0.75));
 }
 
+TEST_CASE("read_histogram_csv reads what every CSV file may hold: BOM, CRLF, quoted fields, blanks",
+          "[histogram_prior][csv]") {
+  const auto h = parse("\xEF\xBB\xBFlo,hi,mass\r\n\"0\", 1 ,\"1\"\r\n1,\"2\",3\r\n\r\n");
+  REQUIRE(h.num_cells() == 2);
+  CHECK(h.edges()[2] == 2);
+  CHECK(h.masses()[1] == Approx(0.75));
+  // The same reader as the prior file: a blank line inside the data is an error, as there.
+  REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n\n1,2,1\n"), Catch::Contains("hist.csv:3: blank line inside the data"));
+}
+
 // --- bad input: one test per rejected value -------------------------------------------------
 
-TEST_CASE("from_csv rejects a missing file", "[histogram_prior][csv][validation]") {
-  REQUIRE_THROWS_AS(HistogramPrior<>::from_csv("/nonexistent/h.csv"), std::invalid_argument);
-  REQUIRE_THROWS_WITH(HistogramPrior<>::from_csv("/nonexistent/h.csv"),
-                      Catch::Contains("/nonexistent/h.csv: cannot open histogram file"));
+TEST_CASE("read_histogram_csv rejects a missing file", "[histogram_prior][csv][validation]") {
+  REQUIRE_THROWS_AS(labeldp::io::read_histogram_csv("/nonexistent/h.csv"), std::invalid_argument);
+  REQUIRE_THROWS_WITH(labeldp::io::read_histogram_csv("/nonexistent/h.csv"),
+                      Catch::Contains("/nonexistent/h.csv: cannot open file"));
 }
-TEST_CASE("from_csv rejects a wrong header", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a wrong header", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("value,prob\n0,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("value,prob\n0,1\n"),
                       Catch::Contains("hist.csv:1: header must be 'lo,hi,mass', got 'value,prob'"));
 }
-TEST_CASE("from_csv rejects an empty file", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects an empty file", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse(""), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse(""), Catch::Contains("hist.csv: empty histogram file"));
 }
-TEST_CASE("from_csv rejects a header without rows", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a header without rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n"), Catch::Contains("hist.csv: no histogram rows"));
 }
-TEST_CASE("from_csv rejects a row with 2 fields", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a row with 2 fields", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,1\n1,2\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1,2\n"),
                       Catch::Contains("hist.csv:3: expected 3 fields (lo,hi,mass), got 2: '1,2'"));
 }
-TEST_CASE("from_csv rejects a non-numeric value", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a non-numeric value", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,abc\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,abc\n"), Catch::Contains("hist.csv:2: mass 'abc' is not a number"));
 }
-TEST_CASE("from_csv rejects a trailing garbage number", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a trailing garbage number", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1x,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1x,1\n"), Catch::Contains("hist.csv:2: hi '1x' is not a number"));
 }
-TEST_CASE("from_csv rejects an empty field", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects an empty field", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n,1,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n,1,1\n"), Catch::Contains("hist.csv:2: lo '' is not a number"));
 }
-TEST_CASE("from_csv rejects a negative mass", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a negative mass", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,1\n1,2,-0.1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1,2,-0.1\n"),
                       Catch::Contains("hist.csv:3: mass -0.10000000000000001 is negative"));
 }
-TEST_CASE("from_csv rejects an infinite mass", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects an infinite mass", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,inf\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,inf\n"), Catch::Contains("hist.csv:2: mass inf is not finite"));
 }
-TEST_CASE("from_csv rejects a NaN mass", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a NaN mass", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,nan\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,nan\n"), Catch::Contains("hist.csv:2: mass nan is not finite"));
 }
-TEST_CASE("from_csv rejects an overflowing value", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects an overflowing value", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1e999,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1e999,1\n"), Catch::Contains("hist.csv:2: hi 1e999 is not finite"));
 }
-TEST_CASE("from_csv rejects lo == hi", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects lo == hi", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n1,1,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n1,1,1\n"), Catch::Contains("hist.csv:2: lo 1 is not less than hi 1"));
 }
-TEST_CASE("from_csv rejects lo > hi", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects lo > hi", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n2,1,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n2,1,1\n"), Catch::Contains("hist.csv:2: lo 2 is not less than hi 1"));
 }
-TEST_CASE("from_csv rejects overlapping rows", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects overlapping rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,2,1\n1,3,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,2,1\n1,3,1\n"),
                       Catch::Contains("hist.csv:3: lo 1 overlaps the previous row's hi 2"));
 }
-TEST_CASE("from_csv rejects unsorted rows", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects unsorted rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n1,2,1\n0,1,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n1,2,1\n0,1,1\n"),
                       Catch::Contains("hist.csv:3: lo 0 overlaps the previous row's hi 2"));
 }
-TEST_CASE("from_csv rejects a gap between rows", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects a gap between rows", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,1\n1.5,2,1\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,1\n1.5,2,1\n"),
                       Catch::Contains("hist.csv:3: lo 1.5 leaves a gap after the previous row's hi 1"));
 }
-TEST_CASE("from_csv rejects all-zero masses", "[histogram_prior][csv][validation]") {
+TEST_CASE("read_histogram_csv rejects all-zero masses", "[histogram_prior][csv][validation]") {
   REQUIRE_THROWS_AS(parse("lo,hi,mass\n0,1,0\n1,2,0\n"), std::invalid_argument);
   REQUIRE_THROWS_WITH(parse("lo,hi,mass\n0,1,0\n1,2,0\n"), Catch::Contains("hist.csv:2-3: masses are all 0"));
 }

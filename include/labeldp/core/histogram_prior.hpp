@@ -5,10 +5,7 @@
 #pragma once
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <fstream>
-#include <istream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -28,26 +25,6 @@ namespace detail {
                                            const std::string& where) {
   throw std::invalid_argument("'" + std::string(name) + "' " + std::string(rule) + ", got " + format_number(value) +
                               " (" + where + ")");
-}
-
-inline std::string_view trim_view(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-/// Parses a whole field as a double (decimal or scientific, "inf"/"nan" accepted so that they
-/// can be rejected with a precise message); false when the field is not a number.
-inline bool parse_whole_double(std::string_view text, double& out) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  if (text.empty()) return false;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec == std::errc::result_out_of_range) {
-    // Overflow: report the value as an infinity of the right sign (rejected as not finite).
-    out = text.front() == '-' ? -HUGE_VAL : HUGE_VAL;
-    return ptr == text.data() + text.size();
-  }
-  return ec == std::errc() && ptr == text.data() + text.size();
 }
 
 }  // namespace detail
@@ -157,81 +134,6 @@ class HistogramPrior {
       counts[std::size_t(bin_index(edges, y))] += 1;
     }
     return from_masses(edges, counts);
-  }
-
-  /// Reads the CLI contract's histogram CSV (header `lo,hi,mass`; rows sorted, contiguous,
-  /// lo < hi, mass finite and >= 0, not all 0; masses normalized).
-  /// \throws std::invalid_argument "<path>:<line>: ..." naming the offending value, or
-  ///         "<path>: ..." when the file cannot be opened or has no rows.
-  static HistogramPrior from_csv(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument(path + ": cannot open histogram file");
-    return from_csv(in, path);
-  }
-
-  /// from_csv() on a stream; `name` is used in messages in place of the path.
-  static HistogramPrior from_csv(std::istream& in, const std::string& name) {
-    std::string line;
-    std::size_t line_no = 0;
-    bool header_seen = false;
-    std::vector<Scalar> lo, hi, mass;
-    std::vector<std::size_t> lines;
-    while (std::getline(in, line)) {
-      ++line_no;
-      const std::string_view text = detail::trim_view(line);
-      if (text.empty()) continue;
-      const std::string where = name + ":" + std::to_string(line_no) + ": ";
-      std::vector<std::string_view> fields;
-      std::size_t start = 0;
-      for (;;) {
-        const std::size_t comma = text.find(',', start);
-        fields.push_back(
-            detail::trim_view(text.substr(start, comma == std::string_view::npos ? comma : comma - start)));
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
-      }
-      if (!header_seen) {
-        if (fields.size() != 3 || fields[0] != "lo" || fields[1] != "hi" || fields[2] != "mass")
-          throw std::invalid_argument(where + "header must be 'lo,hi,mass', got '" + std::string(text) + "'");
-        header_seen = true;
-        continue;
-      }
-      if (fields.size() != 3)
-        throw std::invalid_argument(where + "expected 3 fields (lo,hi,mass), got " + std::to_string(fields.size()) +
-                                    ": '" + std::string(text) + "'");
-      static const char* const names[3] = {"lo", "hi", "mass"};
-      double v[3];
-      for (int f = 0; f < 3; ++f) {
-        if (!detail::parse_whole_double(fields[std::size_t(f)], v[f]))
-          throw std::invalid_argument(where + names[f] + " '" + std::string(fields[std::size_t(f)]) +
-                                      "' is not a number");
-        if (!std::isfinite(v[f]))
-          throw std::invalid_argument(where + names[f] + " " + std::string(fields[std::size_t(f)]) + " is not finite");
-      }
-      if (!(v[0] < v[1]))
-        throw std::invalid_argument(where + "lo " + detail::format_number(v[0]) + " is not less than hi " +
-                                    detail::format_number(v[1]));
-      if (v[2] < 0) throw std::invalid_argument(where + "mass " + detail::format_number(v[2]) + " is negative");
-      if (!hi.empty() && Scalar(v[0]) != hi.back())
-        throw std::invalid_argument(where + "lo " + detail::format_number(v[0]) +
-                                    (Scalar(v[0]) < hi.back() ? " overlaps" : " leaves a gap after") +
-                                    " the previous row's hi " + detail::format_number(double(hi.back())) +
-                                    " (rows must be sorted and contiguous)");
-      lo.push_back(Scalar(v[0]));
-      hi.push_back(Scalar(v[1]));
-      mass.push_back(Scalar(v[2]));
-      lines.push_back(line_no);
-    }
-    if (!header_seen) throw std::invalid_argument(name + ": empty histogram file (header 'lo,hi,mass' expected)");
-    if (lo.empty()) throw std::invalid_argument(name + ": no histogram rows after the header");
-    Scalar total = 0;
-    for (Scalar w : mass) total += w;
-    if (!(total > 0))
-      throw std::invalid_argument(name + ":" + std::to_string(lines.front()) + "-" + std::to_string(lines.back()) +
-                                  ": masses are all 0 (at least one must be positive)");
-    if (!std::isfinite(total))
-      throw std::invalid_argument(name + ": masses sum to " + detail::format_number(double(total)) + ", not finite");
-    return from_cells(lo, hi, mass);
   }
 
   /// Number of cells m.

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/validate.hpp"
 
@@ -367,6 +368,64 @@ inline FinitePrior<double> read_prior_csv(const std::string& path) {
     throw std::invalid_argument(path + ":2-" + std::to_string(lines.back()) + ": probabilities sum to " +
                                 labeldp::detail::format_number(total) + ", not 1 (tolerance 1e-9)");
   return FinitePrior<double>::from_weights(values, weights);
+}
+
+/// Reads a histogram file (contract: header `lo,hi,mass`; rows sorted and contiguous, each row's
+/// lo equal to the previous row's hi, lo < hi, mass finite and >= 0, not all 0; masses are
+/// normalized) with the one CSV reader (byte-order mark, CRLF, quoted fields, as every file).
+/// \throws std::invalid_argument "name:line: message naming the value" for an unreadable or
+///         empty file, a bad header, a wrong number of fields, a non-numeric or non-finite
+///         field, lo >= hi, a negative mass, overlapping, unsorted or non-contiguous rows, no
+///         data row, or all masses 0.
+inline HistogramPrior<double> read_histogram_csv(CsvReader& reader) {
+  const std::string& name = reader.name();
+  std::vector<std::string> fields;
+  if (!reader.next(fields)) throw std::invalid_argument(name + ": empty histogram file (header 'lo,hi,mass' expected)");
+  if (fields.size() != 3 || fields[0] != "lo" || fields[1] != "hi" || fields[2] != "mass")
+    reader.fail("header must be 'lo,hi,mass', got '" + detail::join_fields(fields) + "'");
+  std::vector<double> lo, hi, mass;
+  std::vector<std::size_t> lines;
+  while (reader.next(fields)) {
+    if (fields.size() != 3)
+      reader.fail("expected 3 fields (lo,hi,mass), got " + std::to_string(fields.size()) + ": '" +
+                  detail::join_fields(fields) + "'");
+    const double a = reader.parse_finite(fields[0], "lo");
+    const double b = reader.parse_finite(fields[1], "hi");
+    const double w = reader.parse_finite(fields[2], "mass");
+    if (!(a < b))
+      reader.fail("lo " + labeldp::detail::format_number(a) + " is not less than hi " +
+                  labeldp::detail::format_number(b));
+    if (w < 0) reader.fail("mass " + labeldp::detail::format_number(w) + " is negative");
+    if (!hi.empty() && a != hi.back())
+      reader.fail("lo " + labeldp::detail::format_number(a) + (a < hi.back() ? " overlaps" : " leaves a gap after") +
+                  " the previous row's hi " + labeldp::detail::format_number(hi.back()) +
+                  " (rows must be sorted and contiguous)");
+    lo.push_back(a);
+    hi.push_back(b);
+    mass.push_back(w);
+    lines.push_back(reader.line());
+  }
+  if (lo.empty()) throw std::invalid_argument(name + ": no histogram rows after the header");
+  double total = 0;
+  for (double w : mass) total += w;
+  if (!(total > 0))
+    throw std::invalid_argument(name + ":" + std::to_string(lines.front()) + "-" + std::to_string(lines.back()) +
+                                ": masses are all 0 (at least one must be positive)");
+  if (!std::isfinite(total))
+    throw std::invalid_argument(name + ": masses sum to " + labeldp::detail::format_number(total) + ", not finite");
+  return HistogramPrior<double>::from_cells(lo, hi, mass);
+}
+
+/// read_histogram_csv() of the file `path`.
+inline HistogramPrior<double> read_histogram_csv(const std::string& path) {
+  CsvReader reader(path);
+  return read_histogram_csv(reader);
+}
+
+/// read_histogram_csv() of a stream; `name` is used in messages in place of a path.
+inline HistogramPrior<double> read_histogram_csv(std::istream& in, const std::string& name) {
+  CsvReader reader(in, name);
+  return read_histogram_csv(reader);
 }
 
 }  // namespace labeldp::io
