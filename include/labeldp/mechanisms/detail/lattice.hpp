@@ -73,7 +73,8 @@ class LatticeBaseline {
   template <std::uniform_random_bit_generator G>
   Scalar sample(Scalar y, G& gen) const {
     const Derived& m = derived();
-    return m.grid().output(add_saturating(m.grid().index(y), m.noise()(gen)), m.clipped());
+    const std::int64_t j = m.grid().index(y);  // validates y before any random draw
+    return m.grid().output(add_saturating(j, m.noise()(gen)), m.clipped());
   }
   /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
   /// \throws std::invalid_argument when the sizes differ.
