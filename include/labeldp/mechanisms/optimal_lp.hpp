@@ -289,6 +289,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
                                                                                    const Loss& loss = Loss{}) {
   options.check();
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   optim::ColumnGenerationOptions cg = options.column_generation;
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty, got 0 values");
   std::vector<Scalar> sorted(outputs.data(), outputs.data() + outputs.size());

@@ -83,6 +83,7 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
                                                    const UnbiasedOptions& options = {}) {
   options.check();
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (prior.size() == 1) {
     if (double(prior.value(0)) < options.output_lower || double(prior.value(0)) > options.output_upper) {
       UnbiasedResult<Scalar> r;

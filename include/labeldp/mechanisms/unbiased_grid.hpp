@@ -67,6 +67,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
     const Loss& loss = Loss{}) {
   options.check();
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty");
   for (Index j = 0; j < outputs.size(); ++j) {
     validate_finite("outputs", double(outputs[j]));
@@ -283,6 +284,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_gr
                                                                                    const Loss& loss = Loss{}) {
   options.check();
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
   if (prior.size() == 1) return detail::trivial_unbiased(prior);
   return optimal_unbiased_on_outputs(prior, eps, feasible_output_set(prior, eps, grid_size), options, loss);
@@ -297,6 +299,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_re
     const Loss& loss = Loss{}) {
   options.check();
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
   const Index k = P.num_labels(), n = outputs.size();
   Eigen::VectorXd scaled(n);

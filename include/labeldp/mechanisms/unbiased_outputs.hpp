@@ -44,6 +44,7 @@ void validate_label_set(const Vector<Scalar>& labels) {
 template <typename Scalar = double>
 Vector<Scalar> debiased_rr_outputs(const Vector<Scalar>& labels, double eps) {
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   detail::validate_label_set(labels);
   const Index k = labels.size();
   if (k == 1) return labels;
@@ -87,6 +88,7 @@ FiniteMechanism<Scalar> debiased_randomized_response(const Vector<Scalar>& label
 template <typename Scalar = double>
 Vector<Scalar> feasible_output_set(const Vector<Scalar>& labels, double eps, Index grid_size) {
   validate_epsilon(eps);
+  eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
   const Vector<Scalar> phi = debiased_rr_outputs(labels, eps);
   if (labels.size() == 1) return labels;

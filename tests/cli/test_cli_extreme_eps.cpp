@@ -1,0 +1,50 @@
+// End-to-end: extreme but valid eps (contract, "Common rules", limits) give valid, exactly
+// eps-DP output or a reason, never an internal message. Beyond eps = 700 the finite mechanisms
+// are computed at 700 (core/validate.hpp, table_epsilon()); the files keep the eps asked for and
+// audit at 700.
+#include "cli/cli_harness.hpp"
+
+using namespace labeldp::test::cli;
+using Catch::Matchers::Contains;
+
+TEST_CASE("cli: every construction command at eps 710, 800 and 1e308 writes a file that audits at 700",
+          "[cli][extreme]") {
+  REQUIRE_CLI();
+  write("p.csv", "value,prob\n0,0.2\n1,0.3\n5,0.5\n");
+  write("o.csv", "output\n0\n1\n2\n5\n");
+  for (const std::string eps : {"710", "800", "1e308"}) {
+    for (const std::string command : {"bins", "optimal --outputs o.csv", "unbiased --grid 20", "unbiased --continuous",
+                                      "unbiased --continuous --max-bias 0.1"}) {
+      INFO(command << " --eps " << eps);
+      const Run r = run(command + " --prior p.csv --eps " + eps + " --json");
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      CHECK_THAT(r.out, Contains("\"eps\":" + std::string(eps == "1e308" ? "1e+308" : eps)));
+      CHECK(r.out.find("nan") == std::string::npos);
+      CHECK(r.out.find("inf") == std::string::npos);
+      write("m.json", r.out);
+      const Run audit = run("audit --mechanism m.json");
+      INFO(audit.err);
+      CHECK(audit.status == 0);
+      CHECK(audit.out == "700\n");
+    }
+  }
+}
+
+TEST_CASE("cli privatize at eps 800, 1e308 and 1e-12 runs or refuses with a reason", "[cli][extreme]") {
+  REQUIRE_CLI();
+  const std::string labels = "y\n1\n2\n3\n4\n5\n";
+  for (const std::string eps : {"800", "1e308", "1e-12"}) {
+    for (const std::string method : {"bins", "unbiased", "rr-with-prior"}) {
+      INFO(method << " --eps " << eps);
+      const Run r = run(
+          "privatize --column y --method " + method + " --lo 0 --hi 5 --resolution 1 --seed 1 --eps " + eps, labels);
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      CHECK(lines(r.out).size() == 6);
+    }
+  }
+  // Below 2^-41 the prior's noise cannot be represented: a reason, not a hang.
+  require_bad_input(run("privatize --column y --method bins --lo 0 --hi 5 --resolution 1 --eps 1e-300", labels),
+                    "must be at least 2^-41");
+}
