@@ -244,3 +244,32 @@ TEST_CASE("Tampered unbiased, RPWithPrior and baseline files are rejected, namin
     CHECK_THAT(load_error(replace(good, "\"format\"", "\"extra\":true,\"format\"")), Contains("'extra'"));
   }
 }
+
+TEST_CASE("An unbiased file applied to labels between its inputs stays unbiased (URR, not nearest rounding)",
+          "[mechanism_file]") {
+  const auto prior = small_prior();
+  const auto loaded = labeldp::io::load_mechanism(
+      AnyMechanism::from_finite("unbiased", 2.0, labeldp::optimal_unbiased_continuous(prior, 2.0).mechanism).to_json(),
+      "u.json");
+  // Exact: E[M(y)] = y at the inputs (the LP's constraint) and, by URR, in between.
+  const auto& finite = std::get<labeldp::FiniteLabelMechanism>(loaded.variant()).finite();
+  const labeldp::UnbiasedRandomizedRounding<double> urr(finite.inputs());
+  for (const double y : {0.0, 0.5, 1.0, 3.7, 9.99, 10.0}) {
+    const labeldp::Vector<double> mixture = finite.probabilities().transpose() * urr.probabilities(y);
+    CHECK(mixture.dot(finite.outputs()) == Approx(y).margin(1e-9));
+  }
+  // Sampled: the mean of n draws for y = 0.5 is within 6 standard errors of 0.5; nearest
+  // rounding (to 1, ties up) would give mean 1, about 40 standard errors away.
+  labeldp::SeededRandom gen(11);
+  const int n = 200000;
+  double sum = 0, sum2 = 0;
+  for (int i = 0; i < n; ++i) {
+    const double v = loaded.sample(0.5, gen);
+    sum += v;
+    sum2 += v * v;
+  }
+  const double mean = sum / n, sd = std::sqrt((sum2 / n - mean * mean) / n);
+  INFO("mean " << mean << " standard error " << sd);
+  CHECK(std::abs(mean - 0.5) < 6 * sd);
+  CHECK(std::abs(1.0 - 0.5) > 30 * sd);  // the test can tell the two roundings apart
+}

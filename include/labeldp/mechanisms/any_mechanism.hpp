@@ -5,6 +5,7 @@
 /// labels by the same code whatever its kind. It models labeldp::Mechanism (core/concepts.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <span>
@@ -26,13 +27,19 @@
 #include "labeldp/mechanisms/randomized_response.hpp"
 #include "labeldp/mechanisms/rpwithprior.hpp"
 #include "labeldp/mechanisms/staircase.hpp"
+#include "labeldp/mechanisms/unbiased_outputs.hpp"
 #include "labeldp/prior/discretize.hpp"
 
 namespace labeldp {
 
 /// A finite mechanism with its kind and its guarantee: the probabilities are eps-DP exactly as
-/// stored (satisfies_epsilon()), and a label is mapped to the nearest input (clipped to the
-/// inputs' range, ties up; a public, data-independent map) before its row is sampled.
+/// stored (satisfies_epsilon()), and a label is mapped to an input before its row is sampled:
+/// clipped to the inputs' range, then rounded to the nearest input (ties up), except for the
+/// "unbiased" kind, whose labels go through unbiased randomized rounding (UnbiasedRandomizedRounding:
+/// exact Bernoulli between the two neighbouring inputs, Badanidiyuru et al. 2023, proof of
+/// Lemma 8) so that \f$E[M(y)] = y\f$ holds for every label in the range, as for
+/// UnbiasedRandomizer. Both maps are public and data-independent; a mixture of eps-DP rows is
+/// eps-DP.
 class FiniteLabelMechanism {
  public:
   /// \param kind the mechanism's name in files ("rr-on-bins", "optimal-lp", "unbiased", "rr",
@@ -51,15 +58,26 @@ class FiniteLabelMechanism {
         m_extra(std::move(extra_json)) {
     validate_epsilon(eps);
     require_epsilon(m_mech, eps);
+    if (m_kind == "unbiased") m_rounding.emplace(m_mech.inputs());
   }
   const std::string& kind() const { return m_kind; }
   double eps() const { return m_eps; }
   double delta() const { return 0; }
   const FiniteMechanism<double>& finite() const { return m_mech; }
-  /// A noisy label for `y` (any finite real: clipped and rounded to the nearest input first).
+  /// A noisy label for `y` (any finite real: clipped to the inputs' range and rounded to an input
+  /// first, see the class comment).
+  /// \throws std::invalid_argument for a non-finite label.
   template <std::uniform_random_bit_generator G>
   double sample(double y, G& gen) const {
-    return m_mech.outputs()[m_mech.sample_index(m_map.index(y), gen)];
+    return m_mech.outputs()[m_mech.sample_index(input_index(y, gen), gen)];
+  }
+  /// The input a label is mapped to (drawn, for the "unbiased" kind).
+  template <std::uniform_random_bit_generator G>
+  Index input_index(double y, G& gen) const {
+    if (!m_rounding) return m_map.index(y);
+    if (!std::isfinite(y)) detail::fail_parameter("label", "must be finite", y);
+    const auto& in = m_mech.inputs();
+    return m_rounding->sample_index(std::clamp(y, in[0], in[in.size() - 1]), gen);
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
@@ -98,6 +116,7 @@ class FiniteLabelMechanism {
   double m_eps;
   FiniteMechanism<double> m_mech;
   Discretizer<double> m_map;
+  std::optional<UnbiasedRandomizedRounding<double>> m_rounding;  // "unbiased" kind only
   std::string m_extra;
 };
 
