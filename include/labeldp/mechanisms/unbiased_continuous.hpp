@@ -31,56 +31,12 @@
 
 namespace labeldp {
 
-/// The exact optimal unbiased (or bias-bounded) randomizer for the squared loss with outputs
-/// anywhere on the real line (or in [options.output_lower, options.output_upper]): no grid.
-///
-/// Unbiased, unrestricted outputs (ContinuousMethod::InteriorPoint, the default there): columns
-/// with the same pattern merge at their mean output, so the problem is one free output per
-/// pattern, and interval patterns suffice (Claim 11); a primal-dual interior-point method over
-/// all \f$k(k+1)/2\f$ intervals (O(k^2) per iteration through two-dimensional cumulative sums,
-/// plus a Cholesky factorization of order 2k), a crossover to at most 2k columns and Newton's
-/// method on their optimality conditions give the exact optimum
-/// (detail/unbiased_barrier.hpp). The answer is certified by exact pricing over every pattern
-/// and real output (detail::price_continuous) at the final duals: `lower_bound` is then within
-/// a relative 1e-9 of `expected_loss` (in practice 1e-13 or better). Labels of zero probability
-/// between the extreme labels are solved away (their rows interpolate their neighbours', their
-/// duals are zero: detail::restrict_to_supported_labels), which removes the degeneracy they bring
-/// and certifies them as tightly. If the interior point's answer is not certified, an LP
-/// crossover on its candidate columns is tried (accepted when certified to 1e-9), then column
-/// generation takes over.
-///
-/// Bias bound B > 0: the same interior point with the bias rows' slacks (detail/interval_bias.hpp),
-/// then an LP crossover on its active intervals at their outputs, accepted when exact pricing at
-/// the interior duals certifies it. Interval patterns need not suffice here (Claim 14 orders the
-/// rows by their means, which a bias bound lets cross: measured up to 8e-6 relative on small
-/// priors), and the interior duals may then price out other patterns; column generation seeded
-/// by the crossover's columns finishes, and the better of the two mechanisms is returned with
-/// the best bound (NumericalIssue with its gap when that is above the tolerance).
-///
-/// Output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
-/// over (pattern, real output) columns with exact pricing: between consecutive roots of the
-/// per-label reduced-cost terms the best pattern is fixed and its reduced cost is a convex
-/// quadratic in the output, minimized in closed form. When pricing finds nothing, the duals
-/// certify optimality over every output in the range. Starts from Proposition 7's columns at
-/// the dbRR endpoints L and U (clamped into the range; if the range does not contain [L, U]
-/// the problem may be infeasible, reported as SolveStatus::Infeasible), seeded by a grid solve.
-///
-/// Either way the loss is at most that of any grid in the range (Lemma 8's \f$\mathcal{M}\f$),
-/// the basic solution has at most 2k outputs (Theorem 6; 3k rows with a bias bound), and
-/// `lower_bound` certifies the gap to the true optimum.
-///
-/// \param prior the label prior.
-/// \param eps privacy parameter, finite and > 0.
-/// \param options bias bound, output range and solver options (UnbiasedOptions; checked first).
-/// \throws std::invalid_argument on bad parameters.
-///
-/// \code{.cpp}
-/// auto r = labeldp::optimal_unbiased_continuous(prior, 1.0);
-/// // r.mechanism.num_outputs() <= 2 * prior.size()
-/// \endcode
+namespace detail {
+
+/// optimal_unbiased_continuous() before its final bias check.
 template <typename Scalar = double>
-UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& prior, double eps,
-                                                   const UnbiasedOptions& options = {}) {
+UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prior, double eps,
+                                                 const UnbiasedOptions& options = {}) {
   options.check();
   validate_epsilon(eps);
   eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
@@ -284,6 +240,63 @@ UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& pr
   }
   detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
   return result;
+}
+
+}  // namespace detail
+
+/// The exact optimal unbiased (or bias-bounded) randomizer for the squared loss with outputs
+/// anywhere on the real line (or in [options.output_lower, options.output_upper]): no grid.
+/// Whatever the status, a returned mechanism meets the bias bound (a solve that would return
+/// one beyond it returns none, status NumericalIssue: detail::refuse_bias_beyond()).
+///
+/// Unbiased, unrestricted outputs (ContinuousMethod::InteriorPoint, the default there): columns
+/// with the same pattern merge at their mean output, so the problem is one free output per
+/// pattern, and interval patterns suffice (Claim 11); a primal-dual interior-point method over
+/// all \f$k(k+1)/2\f$ intervals (O(k^2) per iteration through two-dimensional cumulative sums,
+/// plus a Cholesky factorization of order 2k), a crossover to at most 2k columns and Newton's
+/// method on their optimality conditions give the exact optimum
+/// (detail/unbiased_barrier.hpp). The answer is certified by exact pricing over every pattern
+/// and real output (detail::price_continuous) at the final duals: `lower_bound` is then within
+/// a relative 1e-9 of `expected_loss` (in practice 1e-13 or better). Labels of zero probability
+/// between the extreme labels are solved away (their rows interpolate their neighbours', their
+/// duals are zero: detail::restrict_to_supported_labels), which removes the degeneracy they bring
+/// and certifies them as tightly. If the interior point's answer is not certified, an LP
+/// crossover on its candidate columns is tried (accepted when certified to 1e-9), then column
+/// generation takes over.
+///
+/// Bias bound B > 0: the same interior point with the bias rows' slacks (detail/interval_bias.hpp),
+/// then an LP crossover on its active intervals at their outputs, accepted when exact pricing at
+/// the interior duals certifies it. Interval patterns need not suffice here (Claim 14 orders the
+/// rows by their means, which a bias bound lets cross: measured up to 8e-6 relative on small
+/// priors), and the interior duals may then price out other patterns; column generation seeded
+/// by the crossover's columns finishes, and the better of the two mechanisms is returned with
+/// the best bound (NumericalIssue with its gap when that is above the tolerance).
+///
+/// Output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
+/// over (pattern, real output) columns with exact pricing: between consecutive roots of the
+/// per-label reduced-cost terms the best pattern is fixed and its reduced cost is a convex
+/// quadratic in the output, minimized in closed form. When pricing finds nothing, the duals
+/// certify optimality over every output in the range. Starts from Proposition 7's columns at
+/// the dbRR endpoints L and U (clamped into the range; if the range does not contain [L, U]
+/// the problem may be infeasible, reported as SolveStatus::Infeasible), seeded by a grid solve.
+///
+/// Either way the loss is at most that of any grid in the range (Lemma 8's \f$\mathcal{M}\f$),
+/// the basic solution has at most 2k outputs (Theorem 6; 3k rows with a bias bound), and
+/// `lower_bound` certifies the gap to the true optimum.
+///
+/// \param prior the label prior.
+/// \param eps privacy parameter, finite and > 0.
+/// \param options bias bound, output range and solver options (UnbiasedOptions; checked first).
+/// \throws std::invalid_argument on bad parameters.
+///
+/// \code{.cpp}
+/// auto r = labeldp::optimal_unbiased_continuous(prior, 1.0);
+/// // r.mechanism.num_outputs() <= 2 * prior.size()
+/// \endcode
+template <typename Scalar = double>
+UnbiasedResult<Scalar> optimal_unbiased_continuous(const FinitePrior<Scalar>& prior, double eps,
+                                                   const UnbiasedOptions& options = {}) {
+  return detail::refuse_bias_beyond(detail::solve_unbiased_continuous(prior, eps, options), prior, options.max_bias);
 }
 
 }  // namespace labeldp

@@ -33,36 +33,11 @@
 
 namespace labeldp {
 
-/// ComputeOptUnbiasedRand (Alg. 1) on the output set `outputs`: the eps-DP mechanism from the
-/// prior's values to `outputs` of least expected loss with \f$E[M(y)] = y\f$ for every label
-/// (or \f$|E[M(y)] - y| \le B\f$ with options.max_bias = B > 0).
-///
-/// Solved by column generation over staircase columns: the master has
-/// 2k rows (normalization and unbiasedness; 3k with a bias bound) and columns (pattern, output);
-/// pricing finds the best pattern at every output in O(k). It starts from the one-sided columns
-/// of Proposition 7's two-point mechanism on the extreme outputs. When the extreme outputs do
-/// not bracket the two-label dbRR interval (so that mechanism may be infeasible) penalized
-/// artificial columns make the first master feasible; a solution still using them is reported
-/// as SolveStatus::Infeasible.
-///
-/// \tparam Loss a NoisyLabelLoss (SquaredLoss, AbsoluteLoss, ...); only its values on
-///         (output, label) pairs are used.
-/// \param prior the label prior (its values are the mechanism's inputs).
-/// \param eps privacy parameter, finite and > 0.
-/// \param outputs the candidate outputs: finite, strictly increasing, at least one.
-/// \param options bias bound and solver options (UnbiasedOptions; checked first).
-/// \return status and, when optimal, the mechanism (only outputs with positive probability),
-///         its expected loss \f$\sum_y p_y E[\ell(M(y), y)]\f$ and achieved bias.
-/// \throws std::invalid_argument on bad parameters (never for an infeasible or failed solve).
-///
-/// \code{.cpp}
-/// auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15});
-/// auto grid = labeldp::feasible_output_set(prior, 0.5, 256);
-/// auto r = labeldp::optimal_unbiased_on_outputs(prior, 0.5, grid);
-/// if (r.optimal()) use(r.mechanism);
-/// \endcode
+namespace detail {
+
+/// optimal_unbiased_on_outputs() before its final bias check.
 template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
-requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on_outputs(
+requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_outputs(
     const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
     const Loss& loss = Loss{}) {
   options.check();
@@ -267,6 +242,44 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
   result.interior_point_iterations = ipm.iterations;
   detail::attach_certificate(result, std::max(ipm_bound, master_bound(S)) * cost_unit, options.gap_tolerance);
   return result;
+}
+
+}  // namespace detail
+
+/// ComputeOptUnbiasedRand (Alg. 1) on the output set `outputs`: the eps-DP mechanism from the
+/// prior's values to `outputs` of least expected loss with \f$E[M(y)] = y\f$ for every label
+/// (or \f$|E[M(y)] - y| \le B\f$ with options.max_bias = B > 0).
+///
+/// Solved by column generation over staircase columns: the master has
+/// 2k rows (normalization and unbiasedness; 3k with a bias bound) and columns (pattern, output);
+/// pricing finds the best pattern at every output in O(k). It starts from the one-sided columns
+/// of Proposition 7's two-point mechanism on the extreme outputs. When the extreme outputs do
+/// not bracket the two-label dbRR interval (so that mechanism may be infeasible) penalized
+/// artificial columns make the first master feasible; a solution still using them is reported
+/// as SolveStatus::Infeasible.
+///
+/// \tparam Loss a NoisyLabelLoss (SquaredLoss, AbsoluteLoss, ...); only its values on
+///         (output, label) pairs are used.
+/// \param prior the label prior (its values are the mechanism's inputs).
+/// \param eps privacy parameter, finite and > 0.
+/// \param outputs the candidate outputs: finite, strictly increasing, at least one.
+/// \param options bias bound and solver options (UnbiasedOptions; checked first).
+/// \return status and, when optimal, the mechanism (only outputs with positive probability),
+///         its expected loss \f$\sum_y p_y E[\ell(M(y), y)]\f$ and achieved bias.
+/// \throws std::invalid_argument on bad parameters (never for an infeasible or failed solve).
+///
+/// \code{.cpp}
+/// auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15});
+/// auto grid = labeldp::feasible_output_set(prior, 0.5, 256);
+/// auto r = labeldp::optimal_unbiased_on_outputs(prior, 0.5, grid);
+/// if (r.optimal()) use(r.mechanism);
+/// \endcode
+template <typename Scalar = double, typename Loss = SquaredLoss<Scalar>>
+requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on_outputs(
+    const FinitePrior<Scalar>& prior, double eps, const Vector<Scalar>& outputs, const UnbiasedOptions& options = {},
+    const Loss& loss = Loss{}) {
+  return detail::refuse_bias_beyond(detail::solve_unbiased_on_outputs(prior, eps, outputs, options, loss), prior,
+                                    options.max_bias);
 }
 
 /// Alg. 2 then Alg. 1: the optimal unbiased (or bias-bounded) randomizer on the `grid_size`-point

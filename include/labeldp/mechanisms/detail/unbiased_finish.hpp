@@ -220,4 +220,29 @@ UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
   return r;
 }
 
+/// The last check of every unbiased solve: a mechanism whose achieved bias
+/// \f$\max_y |E[M(y)] - y|\f$ exceeds the bound asked for (beyond B by more than a relative
+/// 1e-6, or for B = 0 by more than \f$10^{-9}\f$ of the labels' range) is not returned, whatever
+/// the solver's status (a solve that stopped on a numerical issue may hold a master that is not
+/// feasible): the result then has no mechanism and status NumericalIssue, so callers can never
+/// use it by mistake. Certified solves meet B up to the roundoff of the stored doubles (about
+/// 1e-13 relative); an uncertified one may exceed it by the master's feasibility tolerance,
+/// which its reported max_bias shows.
+template <typename Scalar>
+UnbiasedResult<Scalar> refuse_bias_beyond(UnbiasedResult<Scalar> result, const FinitePrior<Scalar>& prior,
+                                          double max_bias) {
+  if (result.mechanism.num_outputs() == 0) return result;
+  const double range = double(prior.value(prior.size() - 1) - prior.value(0));
+  const double allowed = max_bias > 0 ? max_bias * (1 + 1e-6) : 1e-9 * std::max(range, 1.0);
+  if (double(result.max_bias) <= allowed) return result;
+  UnbiasedResult<Scalar> refused;
+  refused.status = optim::SolveStatus::NumericalIssue;
+  refused.rounds = result.rounds;
+  refused.columns = result.columns;
+  refused.simplex_iterations = result.simplex_iterations;
+  refused.interior_point_iterations = result.interior_point_iterations;
+  refused.max_bias = result.max_bias;
+  return refused;
+}
+
 }  // namespace labeldp::detail
