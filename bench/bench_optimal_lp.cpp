@@ -64,7 +64,7 @@ const labeldp::FinitePrior<>& wage_prior() {
       values.push_back(count[b] > 0 ? sum[b] / count[b] : 50.0 * double(b) + 25.0);
       counts.push_back(count[b]);
     }
-    return labeldp::FinitePrior<>::from_counts(values, counts);
+    return labeldp::FinitePrior<>::from_weights(values, counts);
   }();
   return prior;
 }

@@ -33,7 +33,7 @@ labeldp::FinitePrior<double> synthetic_prior(labeldp::Index k) {
     values.push_back(x);
     probs.push_back(std::exp(-0.5 * z * z) / x * noise(rng) + 1e-9);
   }
-  return labeldp::FinitePrior<double>::from_probabilities(values, probs);
+  return labeldp::FinitePrior<double>::from_weights(values, probs);
 }
 
 // CPS 1988 weekly wages (examples/data/cps1988.csv, column `wage`) rounded to whole dollars:
@@ -95,7 +95,7 @@ labeldp::FinitePrior<double> mirrored_prior(labeldp::Index k) {
     values.push_back(5100.0 - p.value(j));
     probs.push_back(p.probability(j));
   }
-  return labeldp::FinitePrior<double>::from_probabilities(values, probs);
+  return labeldp::FinitePrior<double>::from_weights(values, probs);
 }
 
 template <typename Loss>

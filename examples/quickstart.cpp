@@ -6,7 +6,7 @@
 
 int main() {
   // 1. A prior over the label values (public, or estimated privately: see two_stage.hpp).
-  const auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+  const auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
 
   // 2. The eps-DP mechanism with the least expected squared error (Ghazi et al. 2023, Alg. 2).
   const double eps = 0.5;

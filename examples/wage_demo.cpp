@@ -63,7 +63,7 @@ int main() {
   }
   const std::vector<double> support(disc.support().data(), disc.support().data() + disc.size());
   const auto empirical =
-      labeldp::FinitePrior<double>::from_counts(support, std::vector<double>(counts.begin(), counts.end()));
+      labeldp::FinitePrior<double>::from_weights(support, std::vector<double>(counts.begin(), counts.end()));
 
   std::printf(
       "CPS 1988 weekly wages: n = %lld labels, public support [%g, %g] step %g (k = %lld points), "

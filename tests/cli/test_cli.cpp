@@ -232,7 +232,7 @@ TEST_CASE("cli privatize: --seed is deterministic; stdin and two-pass file input
 TEST_CASE("cli privatize with a public prior samples the optimal RR-on-Bins exactly (chi-square)", "[cli][privatize]") {
   REQUIRE_CLI();
   const auto prior_path = write("pub_prior.csv", "value,prob\n0,0.6\n1,0.25\n2,0.15\n");
-  const auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+  const auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   const auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);
   REQUIRE(rr.num_outputs() == 2);
   const auto realized = rr.realized_probabilities();

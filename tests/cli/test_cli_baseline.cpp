@@ -82,7 +82,7 @@ TEST_CASE("cli baseline laplace: mechanism file with the grid's cost, expected l
     CHECK(j.at("noise_scale").get<double>() == m.noise_scale());
     CHECK(j.at("noise_scale").get<double>() >= 8.0);
     CHECK(j.at("realized_eps").get<double>() <= 0.5);
-    const auto p = labeldp::FinitePrior<>::from_probabilities({0, 1, 4}, {0.5, 0.3, 0.2});
+    const auto p = labeldp::FinitePrior<>::from_weights({0, 1, 4}, {0.5, 0.3, 0.2});
     CHECK(j.at("expected_loss").get<double>() == m.expected_loss(p));
   }
   // Without --prior there is no expected_loss.
@@ -92,7 +92,7 @@ TEST_CASE("cli baseline laplace: mechanism file with the grid's cost, expected l
 TEST_CASE("cli baseline discrete-laplace and exponential: parameters and expected loss", "[cli][baseline]") {
   REQUIRE_CLI();
   const std::string prior = prior_file();
-  const auto p = labeldp::FinitePrior<>::from_probabilities({0, 1, 4}, {0.5, 0.3, 0.2});
+  const auto p = labeldp::FinitePrior<>::from_weights({0, 1, 4}, {0.5, 0.3, 0.2});
   const json dl = run_json("baseline --kind discrete-laplace --eps 2 --lo 0 --hi 4 --resolution 0.5 --clip --prior " +
                            prior + " --json");
   check_common(dl, "discrete-laplace", 2, 0, 0, 4, true);

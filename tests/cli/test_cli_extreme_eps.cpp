@@ -40,6 +40,13 @@ TEST_CASE("cli privatize at eps 800, 1e308 and 1e-12 runs or refuses with a reas
       const Run r = run(
           "privatize --column y --method " + method + " --lo 0 --hi 5 --resolution 1 --seed 1 --eps " + eps, labels);
       INFO(r.err);
+      if (method == "unbiased" && eps == "1e-12") {
+        // Unbiased outputs of magnitude range / eps = 5e12: their roundoff leaves a bias the
+        // solver's final check refuses (a reason, not a biased mechanism).
+        require_bad_input(r,
+                          "'--method unbiased': the unbiased randomizer LP ended numerical-issue without a mechanism");
+        continue;
+      }
       REQUIRE(r.status == 0);
       CHECK(lines(r.out).size() == 6);
     }

@@ -23,7 +23,7 @@ HistogramPrior<> parse(const std::string& text) {
 }  // namespace
 
 TEST_CASE("HistogramPrior: masses, densities and prefix sums", "[histogram_prior]") {
-  const auto h = HistogramPrior<>::from_counts({0, 1, 3, 3.5}, {2, 6, 2});
+  const auto h = HistogramPrior<>::from_masses({0, 1, 3, 3.5}, {2, 6, 2});
   REQUIRE(h.num_cells() == 3);
   CHECK(h.masses()[0] == Approx(0.2));
   CHECK(h.masses()[1] == Approx(0.6));

@@ -52,7 +52,7 @@ TEST_CASE("FiniteMechanism: expected loss, conditional mean, lookup", "[mechanis
   labeldp::Matrix<> P(2, 3);
   P << 0.5, 0.25, 0.25, 0.0, 0.5, 0.5;
   FiniteMechanism<> m(vec({0.0, 1.0}), vec({-1.0, 0.5, 2.0}), P);
-  auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0}, {0.25, 0.75});
+  auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0}, {0.25, 0.75});
   // Hand-computed: row 0: 0.5*1 + 0.25*0.25 + 0.25*4 = 1.5625; row 1: 0.5*0.25 + 0.5*1 = 0.625.
   CHECK(m.conditional_loss(0) == Approx(1.5625));
   CHECK(m.expected_loss(prior) == Approx(0.25 * 1.5625 + 0.75 * 0.625));
@@ -60,7 +60,7 @@ TEST_CASE("FiniteMechanism: expected loss, conditional mean, lookup", "[mechanis
   CHECK(m.conditional_mean(1) == Approx(1.25));
   CHECK(m.input_index(1.0) == 1);
   REQUIRE_THROWS_WITH(m.input_index(0.5), "label 0.5 is not an input of the mechanism");
-  auto other = labeldp::FinitePrior<>::from_probabilities({0.0, 2.0}, {0.5, 0.5});
+  auto other = labeldp::FinitePrior<>::from_weights({0.0, 2.0}, {0.5, 0.5});
   REQUIRE_THROWS_WITH(m.expected_loss(other), "prior values differ from the mechanism's inputs");
 }
 

@@ -64,7 +64,7 @@ void require_rejections(const std::vector<BadField<Options>>& rows) {
   }
 }
 
-FinitePrior<> small_prior() { return FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.5, 0.3, 0.2}); }
+FinitePrior<> small_prior() { return FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.5, 0.3, 0.2}); }
 
 labeldp::Vector<double> small_outputs() {
   labeldp::Vector<double> o(5);

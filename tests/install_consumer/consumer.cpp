@@ -5,7 +5,7 @@
 #include <labeldp/labeldp.hpp>
 
 int main() {
-  const auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+  const auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   const auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);
   labeldp::SecureRandom gen;
   const double noisy = rr.sample(1.0, gen);

@@ -19,7 +19,7 @@ using labeldp::FinitePrior;
 using labeldp::Index;
 
 FinitePrior<double> small_prior() {
-  return FinitePrior<double>::from_probabilities({0.0, 1.0, 2.0, 5.0, 10.0}, {0.3, 0.25, 0.2, 0.15, 0.1});
+  return FinitePrior<double>::from_weights({0.0, 1.0, 2.0, 5.0, 10.0}, {0.3, 0.25, 0.2, 0.15, 0.1});
 }
 
 AnyMechanism rr_on_bins_mechanism(double eps) {

@@ -130,8 +130,8 @@ ChiSquare noise_fit(const DiscreteLaplace& sampler, const DiscreteLaplace& model
 
 // Labels below, on, between and above the grid points of [0, 8].
 labeldp::FinitePrior<> test_prior() {
-  return labeldp::FinitePrior<>::from_probabilities({-3.0, 0.0, 0.2, 3.7, 4.0, 8.0, 11.0},
-                                                    {0.1, 0.2, 0.1, 0.25, 0.15, 0.1, 0.1});
+  return labeldp::FinitePrior<>::from_weights({-3.0, 0.0, 0.2, 3.7, 4.0, 8.0, 11.0},
+                                              {0.1, 0.2, 0.1, 0.25, 0.15, 0.1, 0.1});
 }
 
 template <typename M>

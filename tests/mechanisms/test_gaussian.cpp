@@ -252,8 +252,7 @@ TEST_CASE("analytic Gaussian sampler fits its exact lattice distribution (KS); a
 }
 
 TEST_CASE("Gaussian expected losses are exact: brute force and Monte Carlo", "[.][statistical][gaussian]") {
-  const auto prior =
-      FinitePrior<>::from_probabilities({-3.0, 0.0, 2.4, 5.0, 9.7, 14.0}, {0.1, 0.2, 0.2, 0.2, 0.2, 0.1});
+  const auto prior = FinitePrior<>::from_weights({-3.0, 0.0, 2.4, 5.0, 9.7, 14.0}, {0.1, 0.2, 0.2, 0.2, 0.2, 0.1});
   for (bool clip : {false, true}) {
     const DiscreteGaussianMechanism dg(0, 10, 1.0, 1e-5, 0.5, clip);
     // Brute force over outputs with the pmf normalized directly.

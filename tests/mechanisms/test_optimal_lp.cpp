@@ -156,7 +156,7 @@ TEST_CASE("optimal LP: the known example of the unbiased-randomizer paper", "[op
   // Prior {0: 0.6, 1: 0.25, 2: 0.15}, eps = 0.5, squared loss: RR-on-Bins with
   // Phi(0) ~ 0.396, Phi(1) = Phi(2) ~ 0.720. A grid that
   // contains those outputs must give the same optimum.
-  const auto prior = FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   const auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);
   REQUIRE(rr.num_outputs() == 2);
   REQUIRE(rr.outputs()[0] == Approx(0.396).margin(1e-3));
@@ -386,7 +386,7 @@ TEST_CASE("optimal LP: equals GLPK on small prior shapes, eps 0.05 to 12", "[opt
 }
 
 TEST_CASE("optimal LP: duplicate and unsorted outputs are accepted, unused outputs omitted", "[optimal_lp]") {
-  const auto prior = FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   Eigen::VectorXd outputs(7);
   outputs << 2.0, 0.4, 0.4, 100.0, 0.7, -50.0, 2.0;
   const auto r = labeldp::optimal_mechanism_lp(prior, 0.5, outputs);
@@ -398,7 +398,7 @@ TEST_CASE("optimal LP: duplicate and unsorted outputs are accepted, unused outpu
 }
 
 TEST_CASE("optimal LP: a single output gives the constant mechanism", "[optimal_lp]") {
-  const auto prior = FinitePrior<>::from_probabilities({0.0, 1.0}, {0.5, 0.5});
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0}, {0.5, 0.5});
   const auto r = labeldp::optimal_mechanism_lp(prior, 1.0, Eigen::VectorXd(Eigen::VectorXd::Constant(1, 0.25)));
   REQUIRE(r.status == SolveStatus::Optimal);
   REQUIRE(r.mechanism.num_outputs() == 1);
@@ -409,7 +409,7 @@ TEST_CASE("optimal LP: a single output gives the constant mechanism", "[optimal_
 
 namespace {
 const FinitePrior<>& small_prior() {
-  static const auto prior = FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+  static const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   return prior;
 }
 Eigen::VectorXd small_grid() { return Eigen::VectorXd::LinSpaced(5, 0.0, 2.0); }
@@ -464,7 +464,7 @@ TEST_CASE("optimal LP rejects: infinite output", "[optimal_lp][validation]") {
 }
 
 TEST_CASE("optimal LP rejects: Poisson loss with a negative label", "[optimal_lp][validation]") {
-  const auto prior = FinitePrior<>::from_probabilities({-1.0, 1.0}, {0.5, 0.5});
+  const auto prior = FinitePrior<>::from_weights({-1.0, 1.0}, {0.5, 0.5});
   REQUIRE_THROWS_AS(labeldp::optimal_mechanism_lp(prior, 1.0, small_grid(), {}, PoissonLogLoss<>{}),
                     std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_mechanism_lp(prior, 1.0, small_grid(), {}, PoissonLogLoss<>{}),

@@ -34,7 +34,7 @@ TEST_CASE("rr_with_prior: the kept set is optimal among all subsets (brute force
       probs[std::size_t(i)] = std::pow(u(gen), 3);
     }
     const double eps = std::exp(std::log(0.01) + u(gen) * std::log(2000.0));
-    const auto prior = labeldp::FinitePrior<>::from_probabilities(values, probs);
+    const auto prior = labeldp::FinitePrior<>::from_weights(values, probs);
     // Oracle: randomized response restricted to any non-empty subset S; P[output == input].
     double best = 0;
     for (unsigned mask = 1; mask < (1u << k); ++mask) {
@@ -60,7 +60,7 @@ TEST_CASE("rr_with_prior: the kept set is optimal among all subsets (brute force
 }
 
 TEST_CASE("rr_with_prior: sampling matches the exact rows (chi-square)", "[randomized_response]") {
-  const auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2, 3, 4}, {0.4, 0.3, 0.2, 0.06, 0.04});
+  const auto prior = labeldp::FinitePrior<>::from_weights({0, 1, 2, 3, 4}, {0.4, 0.3, 0.2, 0.06, 0.04});
   const auto m = labeldp::rr_with_prior(prior, 1.0);
   REQUIRE(m.num_outputs() < 5);  // the rare labels are dropped at eps = 1
   labeldp::SeededRandom g(8);

@@ -83,7 +83,7 @@ double paper_cdf(double x, double y, double A1, double A2, double zeta, double e
 TEST_CASE("RPWithPrior interval: hand-computed example", "[rpwithprior]") {
   // Masses 0.1, 0.8, 0.1 on [0,1), [1,2), [2,3]; eps = 1, zeta = 0.25:
   // F([1,2]) = 0.5*0.8/(0.5+e^-1) = 0.4609 beats [0,3] (0.3098), [1,3] (0.3605), [0,2] (0.3605).
-  const auto prior = HistogramPrior<>::from_counts({0, 1, 2, 3}, {1, 8, 1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1, 2, 3}, {1, 8, 1});
   const double expected = 0.4 / (0.5 + std::exp(-1.0));
   const auto fast = labeldp::optimal_interval(prior, 1.0, 0.25);
   const auto ref = labeldp::optimal_interval_reference(prior, 1.0, 0.25);
@@ -576,43 +576,43 @@ TEST_CASE("RPWithPrior accepts infinite labels (outside the interval)", "[rpwith
   CHECK(mech.output_probabilities(inf) == mech.output_probabilities(1.0));
 }
 TEST_CASE("optimal_interval rejects zeta = 0", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 1.0, 0.0), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, 0.0),
                       Catch::Contains("'zeta' must be finite and positive, got 0"));
 }
 TEST_CASE("optimal_interval rejects zeta < 0", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 1.0, -2.0), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, -2.0),
                       Catch::Contains("'zeta' must be finite and positive, got -2"));
 }
 TEST_CASE("optimal_interval rejects eps = 0", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 0.0, 1.0), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 0.0, 1.0),
                       Catch::Contains("'eps' must be finite and positive, got 0"));
 }
 TEST_CASE("optimal_interval rejects max_iterations = 0", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval(prior, 1.0, 1.0, 0), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_interval(prior, 1.0, 1.0, 0),
                       Catch::Contains("'max_iterations' must be >= 1, got 0"));
 }
 TEST_CASE("optimal_interval_reference rejects zeta = 0", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::optimal_interval_reference(prior, 1.0, 0.0), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::optimal_interval_reference(prior, 1.0, 0.0),
                       Catch::Contains("'zeta' must be finite and positive, got 0"));
 }
 TEST_CASE("interval_objective rejects a1 > a2", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::interval_objective(prior, 0.8, 0.2, 1.0, 1.0), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::interval_objective(prior, 0.8, 0.2, 1.0, 1.0),
                       Catch::Contains("'a1' must be <= 'a2' = 0.20000000000000001, got 0.80000000000000004"));
 }
 TEST_CASE("choose_zeta rejects grid_points = 2", "[rpwithprior][validation]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_AS(labeldp::choose_zeta(prior, 1.0, OutsideRule::Clamp, 2), std::invalid_argument);
   REQUIRE_THROWS_WITH(labeldp::choose_zeta(prior, 1.0, OutsideRule::Clamp, 2),
                       Catch::Contains("'grid_points' must be >= 3, got 2"));
@@ -631,7 +631,7 @@ TEST_CASE("RPWithPrior rejects a zeta so large that N_I overflows", "[rpwithprio
                       Catch::Contains("'zeta' must keep A2 - A1 + 2 zeta finite, got 1e+308"));
 }
 TEST_CASE("optimal_interval: huge zeta (no overflow) takes the whole support", "[rpwithprior]") {
-  const auto prior = HistogramPrior<>::from_counts({0, 1, 2, 3}, {1, 8, 1});
+  const auto prior = HistogramPrior<>::from_masses({0, 1, 2, 3}, {1, 8, 1});
   const auto best = labeldp::optimal_interval(prior, 1.0, 1e308);
   CHECK(best.a1 == 0.0);
   CHECK(best.a2 == 3.0);

@@ -173,8 +173,8 @@ TEST_CASE("staircase mechanisms: lattice and parameters", "[staircase]") {
 }
 
 TEST_CASE("staircase losses: closed forms match brute-force sums over the outputs", "[staircase]") {
-  const auto prior = FinitePrior<>::from_probabilities({-4.0, 0.0, 0.3, 2.6, 5.0, 9.75, 10.0, 13.0},
-                                                       {0.1, 0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.1});
+  const auto prior = FinitePrior<>::from_weights({-4.0, 0.0, 0.3, 2.6, 5.0, 9.75, 10.0, 13.0},
+                                                 {0.1, 0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.1});
   for (double eps : {0.2, 1.0, 6.0})
     for (bool clip : {false, true}) {
       const DiscreteStaircaseMechanism m(0, 10, eps, 0.5, clip);
@@ -265,8 +265,7 @@ TEST_CASE("staircase sampler fits its exact lattice CDF (KS); an under-noised mu
 }
 
 TEST_CASE("staircase expected losses match Monte Carlo", "[.][statistical][staircase]") {
-  const auto prior =
-      FinitePrior<>::from_probabilities({-2.0, 0.0, 3.3, 7.0, 10.0, 12.5}, {0.1, 0.2, 0.2, 0.2, 0.2, 0.1});
+  const auto prior = FinitePrior<>::from_weights({-2.0, 0.0, 3.3, 7.0, 10.0, 12.5}, {0.1, 0.2, 0.2, 0.2, 0.2, 0.1});
   for (bool clip : {false, true})
     for (double eps : {0.5, 2.0}) {
       const StaircaseMechanism st(0, 10, eps, clip);
@@ -278,7 +277,7 @@ TEST_CASE("staircase expected losses match Monte Carlo", "[.][statistical][stair
       CHECK(std::abs(mc1 - st.expected_loss(prior)) <= 6 * se1);
       CHECK(std::abs(mc2 - ds.expected_loss(prior)) <= 6 * se2);
       if (!clip)  // the lattice loss is the ideal staircase variance up to the lattice (2^-20 relative)
-        CHECK(st.expected_loss(FinitePrior<>::from_probabilities({5.0}, {1.0})) ==
+        CHECK(st.expected_loss(FinitePrior<>::from_weights({5.0}, {1.0})) ==
               Approx(labeldp::staircase_variance(eps, st.gamma(), 10.0)).epsilon(1e-5));
     }
 }

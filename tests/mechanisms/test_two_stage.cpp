@@ -137,7 +137,7 @@ TEST_CASE("two-stage: Theorem 7's inequalities hold on every draw", "[two_stage]
   for (double w : wages) ++counts[std::size_t(disc.index(w))];
   std::vector<double> values(disc.support().data(), disc.support().data() + disc.size());
   std::vector<double> weights(counts.begin(), counts.end());
-  const auto truth = FinitePrior<>::from_counts(values, weights);
+  const auto truth = FinitePrior<>::from_weights(values, weights);
   const double B = 5000.0 * 5000.0;
   SeededRandom gen(77);
   for (double eps : {0.1, 1.0, 4.0}) {
@@ -238,7 +238,7 @@ TEST_CASE("two-stage: two_stage_privatize on the CPS wages", "[two_stage]") {
   for (std::size_t i = 0; i < wages.size(); ++i) mse += std::pow(res.noisy_labels[i] - disc(wages[i]), 2);
   mse /= double(wages.size());
   std::vector<double> values(disc.support().data(), disc.support().data() + disc.size());
-  const auto truth = FinitePrior<>::from_counts(values, std::vector<double>(counts.begin(), counts.end()));
+  const auto truth = FinitePrior<>::from_weights(values, std::vector<double>(counts.begin(), counts.end()));
   const double exact = r.mechanism.expected_loss(truth);
   CHECK(mse == Approx(exact).epsilon(0.05));
 }
@@ -504,6 +504,6 @@ TEST_CASE("BuildRPWithPrior rejects granularity = 0", "[two_stage][validation]")
   const BuildRPWithPrior<> build{0.0, 0.0, labeldp::OutsideRule::Clamp};
   REQUIRE_THROWS_AS(build.check(), std::invalid_argument);
   REQUIRE_THROWS_WITH(build.check(), "'granularity' must be finite and positive, got 0");
-  const auto prior = labeldp::HistogramPrior<>::from_counts({0, 1}, {1});
+  const auto prior = labeldp::HistogramPrior<>::from_masses({0, 1}, {1});
   REQUIRE_THROWS_WITH(build(prior, 1.0), "'granularity' must be finite and positive, got 0");
 }

@@ -40,7 +40,7 @@ FinitePrior<> random_prior(std::mt19937_64& rng, int k, bool integer_labels) {
   return FinitePrior<>::from_weights(v, w);
 }
 
-FinitePrior<> figure2_prior() { return FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15}); }
+FinitePrior<> figure2_prior() { return FinitePrior<>::from_weights({0, 1, 2}, {0.6, 0.25, 0.15}); }
 
 // Checks every property a returned mechanism must have, against the prior and eps.
 void check_mechanism(const labeldp::UnbiasedResult<>& r, const FinitePrior<>& prior, double eps, double max_bias) {
@@ -114,7 +114,7 @@ TEST_CASE("FeasibleOutputSet (Alg. 2): n evenly spaced points from the extreme d
   CHECK(grid[0] == Approx(L).epsilon(1e-14));
   CHECK(grid[4] == Approx(U).epsilon(1e-14));
   for (Index i = 1; i < 5; ++i) CHECK(grid[i] - grid[i - 1] == Approx((U - L) / 4).epsilon(1e-12));
-  const auto one = labeldp::feasible_output_set(FinitePrior<>::from_probabilities({3.0}, {1.0}), eps, 7);
+  const auto one = labeldp::feasible_output_set(FinitePrior<>::from_weights({3.0}, {1.0}), eps, 7);
   REQUIRE(one.size() == 1);
   CHECK(one[0] == 3.0);
 }
@@ -322,7 +322,7 @@ TEST_CASE("Brute-force RR-on-Bins oracle reproduces the paper's example", "[unbi
 }
 
 TEST_CASE("A one-value prior yields the trivial mechanism", "[unbiased]") {
-  const auto prior = FinitePrior<>::from_probabilities({4.5}, {1.0});
+  const auto prior = FinitePrior<>::from_weights({4.5}, {1.0});
   for (const auto& r :
        {labeldp::optimal_unbiased_grid(prior, 1.0, 10), labeldp::optimal_unbiased_continuous(prior, 1.0)}) {
     REQUIRE(r.optimal());
@@ -334,7 +334,7 @@ TEST_CASE("A one-value prior yields the trivial mechanism", "[unbiased]") {
 }
 
 TEST_CASE("Labels with zero prior probability keep their unbiasedness rows", "[unbiased]") {
-  const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 5}, {0.5, 0.0, 0.5, 0.0});
+  const auto prior = FinitePrior<>::from_weights({0, 1, 2, 5}, {0.5, 0.0, 0.5, 0.0});
   const auto c = labeldp::optimal_unbiased_continuous(prior, 1.0);
   check_mechanism(c, prior, 1.0, 0);
   const auto grid = labeldp::feasible_output_set(prior, 1.0, 40);
@@ -363,7 +363,7 @@ TEST_CASE("URR: exact two-point distribution with mean v", "[unbiased][urr]") {
 static_assert(labeldp::Mechanism<labeldp::UnbiasedRandomizer<double>>);
 
 TEST_CASE("UnbiasedRandomizer: real labels are unbiased and eps-DP (exact mixture audit)", "[unbiased]") {
-  const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
+  const auto prior = FinitePrior<>::from_weights({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
   const double eps = 1.0;
   const auto r = labeldp::optimal_unbiased_continuous(prior, eps);
   REQUIRE(r.optimal());
@@ -389,7 +389,7 @@ TEST_CASE("UnbiasedRandomizer: real labels are unbiased and eps-DP (exact mixtur
 }
 
 TEST_CASE("UnbiasedRandomizer: to_json is the unbiased command's mechanism file and loads back", "[unbiased]") {
-  const auto prior = FinitePrior<>::from_probabilities({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
+  const auto prior = FinitePrior<>::from_weights({0, 1, 2, 4}, {0.4, 0.3, 0.2, 0.1});
   const double eps = 1.0;
   const auto r = labeldp::optimal_unbiased_continuous(prior, eps);
   REQUIRE(r.optimal());

@@ -39,7 +39,7 @@ double urr_p_value(const labeldp::UnbiasedRandomizedRounding<>& urr, double v, l
 }
 
 labeldp::UnbiasedRandomizer<> figure2_randomizer() {
-  const auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15});
+  const auto prior = labeldp::FinitePrior<>::from_weights({0, 1, 2}, {0.6, 0.25, 0.15});
   const auto r = labeldp::optimal_unbiased_continuous(prior, 0.5);
   REQUIRE(r.optimal());
   return labeldp::UnbiasedRandomizer<>(r.mechanism);

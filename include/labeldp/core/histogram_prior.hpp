@@ -40,7 +40,7 @@ namespace detail {
 /// \tparam Scalar floating-point type.
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::HistogramPrior<>::from_counts({0.0, 1.0, 3.0}, {30, 70});
+/// auto prior = labeldp::HistogramPrior<>::from_masses({0.0, 1.0, 3.0}, {30, 70});
 /// double f = prior.density(2.0);          // 0.7 / 2 = 0.35
 /// double w = prior.mass_between(0.5, 2);  // 0.15 + 0.35 = 0.5
 /// \endcode
@@ -82,11 +82,6 @@ class HistogramPrior {
     h.m_masses /= total;
     h.finish();
     return h;
-  }
-
-  /// Same as from_masses() with counts (any non-negative weights).
-  static HistogramPrior from_counts(const std::vector<Scalar>& edges, const std::vector<Scalar>& counts) {
-    return from_masses(edges, counts);
   }
 
   /// Builds a histogram from cells given as (lo, hi, mass) triples, as in the CLI contract's

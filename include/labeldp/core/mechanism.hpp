@@ -21,6 +21,88 @@
 
 namespace labeldp {
 
+namespace detail {
+
+/// The index of an input value among sorted distinct inputs, with work that does not depend on
+/// the value looked up: for float and double a hash table (open addressing at load <= 1/4)
+/// probed at a fixed number of slots (the longest probe sequence of any input, found at
+/// construction; every slot is read and the match selected without a branch), otherwise a
+/// binary search whose number of halvings depends only on the number of inputs. Shared by
+/// FiniteMechanism and RROnBins.
+template <typename Scalar>
+class InputIndex {
+ public:
+  InputIndex() = default;
+  /// \param inputs strictly increasing finite values.
+  explicit InputIndex(const Vector<Scalar>& inputs) : m_inputs(inputs) {
+    if constexpr (kHashed) {
+      std::size_t size = 4;
+      int bits = 2;
+      while (size < 4 * std::size_t(m_inputs.size())) size *= 2, ++bits;
+      m_shift = 64 - bits;
+      m_mask = size - 1;
+      m_slots.assign(size, Slot{});
+      m_probes = 1;
+      for (Index i = 0; i < m_inputs.size(); ++i) {
+        const Key key = key_of(m_inputs[i]);
+        std::size_t h = slot_of(key), probes = 1;
+        while (m_slots[h].index >= 0) h = (h + 1) & m_mask, ++probes;
+        m_slots[h] = Slot{key, i};
+        m_probes = std::max(m_probes, probes);
+      }
+    }
+  }
+
+  /// The index of `y`, or -1 when it is not an input.
+  Index find(Scalar y) const {
+    Index found = -1;
+    if (m_inputs.size() == 0) return found;
+    if constexpr (kHashed) {
+      const Key key = key_of(y);
+      const std::size_t h = slot_of(key);
+      for (std::size_t t = 0; t < m_probes; ++t) {
+        const Slot& slot = m_slots[(h + t) & m_mask];
+        found = slot.key == key && slot.index >= 0 ? slot.index : found;
+      }
+    } else {
+      const Scalar* base = m_inputs.data();
+      Index n = m_inputs.size();
+      while (n > 1) {
+        const Index half = n / 2;
+        base = base[half] <= y ? base + half : base;
+        n -= half;
+      }
+      if (*base == y) found = Index(base - m_inputs.data());
+    }
+    return found;
+  }
+
+ private:
+  static constexpr bool kHashed = std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
+  using Key = std::conditional_t<sizeof(Scalar) == 4, std::uint32_t, std::uint64_t>;
+  struct Slot {
+    Key key = 0;
+    Index index = -1;
+  };
+  // The value's bits; + 0 maps -0 to +0, so y == y' implies equal keys (inputs are finite).
+  static Key key_of(Scalar y) {
+    const Scalar canonical = y + Scalar(0);
+    Key key;
+    std::memcpy(&key, &canonical, sizeof key);
+    return key;
+  }
+  std::size_t slot_of(Key key) const {
+    return std::size_t((std::uint64_t(key) * 0x9E3779B97F4A7C15ull) >> m_shift) & m_mask;
+  }
+
+  Vector<Scalar> m_inputs;
+  std::vector<Slot> m_slots;
+  std::size_t m_mask = 0, m_probes = 0;
+  int m_shift = 63;
+};
+
+}  // namespace detail
+
 /// A mechanism \f$M\f$ with finitely many inputs \f$y_1 < \dots < y_k\f$ and outputs
 /// \f$o_1 < \dots < o_d\f$, given by its probabilities \f$P[i][j] = \Pr[M(y_i) = o_j]\f$
 /// (rows sum to 1). Every mechanism of the library can be returned in this form, which makes
@@ -47,7 +129,7 @@ class FiniteMechanism {
       : m_inputs(std::move(inputs)), m_outputs(std::move(outputs)), m_probs(std::move(probabilities)) {
     validate();
     m_sampler = DyadicAliasTable(m_probs);
-    if constexpr (kHashed) build_index();
+    m_index = detail::InputIndex<Scalar>(m_inputs);
   }
 
   /// Number of inputs k.
@@ -68,24 +150,7 @@ class FiniteMechanism {
   /// inputs.
   /// \throws std::invalid_argument when `y` is not an input value.
   Index input_index(Scalar y) const {
-    Index found = -1;
-    if constexpr (kHashed) {
-      const Key key = key_of(y);
-      const std::size_t h = slot_of(key);
-      for (std::size_t t = 0; t < m_probes; ++t) {
-        const Slot& slot = m_slots[(h + t) & m_mask];
-        found = slot.key == key && slot.index >= 0 ? slot.index : found;
-      }
-    } else {
-      const Scalar* base = m_inputs.data();
-      Index n = m_inputs.size();
-      while (n > 1) {
-        const Index half = n / 2;
-        base = base[half] <= y ? base + half : base;
-        n -= half;
-      }
-      if (*base == y) found = Index(base - m_inputs.data());
-    }
+    const Index found = m_index.find(y);
     if (found < 0)
       throw std::invalid_argument("label " + detail::format_number(double(y)) + " is not an input of the mechanism");
     return found;
@@ -205,47 +270,10 @@ class FiniteMechanism {
     }
   }
 
-  static constexpr bool kHashed = std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
-  using Key = std::conditional_t<sizeof(Scalar) == 4, std::uint32_t, std::uint64_t>;
-  struct Slot {
-    Key key = 0;
-    Index index = -1;
-  };
-
-  // The value's bits; + 0 maps -0 to +0, so y == y' implies equal keys (inputs are finite).
-  static Key key_of(Scalar y) {
-    const Scalar canonical = y + Scalar(0);
-    Key key;
-    std::memcpy(&key, &canonical, sizeof key);
-    return key;
-  }
-  std::size_t slot_of(Key key) const {
-    return std::size_t((std::uint64_t(key) * 0x9E3779B97F4A7C15ull) >> m_shift) & m_mask;
-  }
-  // Open addressing at load <= 1/4; m_probes = the longest probe sequence of any input.
-  void build_index() {
-    std::size_t size = 4;
-    int bits = 2;
-    while (size < 4 * std::size_t(m_inputs.size())) size *= 2, ++bits;
-    m_shift = 64 - bits;
-    m_mask = size - 1;
-    m_slots.assign(size, Slot{});
-    m_probes = 1;
-    for (Index i = 0; i < m_inputs.size(); ++i) {
-      const Key key = key_of(m_inputs[i]);
-      std::size_t h = slot_of(key), probes = 1;
-      while (m_slots[h].index >= 0) h = (h + 1) & m_mask, ++probes;
-      m_slots[h] = Slot{key, i};
-      m_probes = std::max(m_probes, probes);
-    }
-  }
-
   Vector<Scalar> m_inputs;
   Vector<Scalar> m_outputs;
   Matrix<Scalar> m_probs;
-  std::vector<Slot> m_slots;
-  std::size_t m_mask = 0, m_probes = 0;
-  int m_shift = 63;
+  detail::InputIndex<Scalar> m_index;
   DyadicAliasTable m_sampler;
 };
 

@@ -24,7 +24,7 @@ namespace labeldp {
 /// \tparam Scalar floating-point type.
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::FinitePrior<>::from_counts({0.0, 1.0, 2.0}, {60, 25, 15});
+/// auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {60, 25, 15});
 /// double p1 = prior.probability(1);   // 0.25
 /// \endcode
 template <typename Scalar = double>
@@ -66,17 +66,6 @@ class FinitePrior {
     if (!std::isfinite(total)) throw std::invalid_argument("prior weights overflow: their sum is not finite");
     prior.m_probs /= total;
     return prior;
-  }
-
-  /// Builds a prior from (value, probability) pairs. Probabilities need not be normalized
-  /// exactly; they are divided by their sum. Same errors as from_weights().
-  static FinitePrior from_probabilities(const std::vector<Scalar>& values, const std::vector<Scalar>& probs) {
-    return from_weights(values, probs);
-  }
-
-  /// Builds a prior from (value, count) pairs; counts are normalized.
-  static FinitePrior from_counts(const std::vector<Scalar>& values, const std::vector<Scalar>& counts) {
-    return from_weights(values, counts);
   }
 
   /// The empirical distribution of raw labels (not private: use the estimators in

@@ -275,7 +275,7 @@ struct OptimalLPOptions {
 ///         non-finite output set, a label outside the loss's domain, or an infinite loss value.
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+/// auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
 /// Eigen::VectorXd grid = Eigen::VectorXd::LinSpaced(201, 0.0, 2.0);
 /// auto r = labeldp::optimal_mechanism_lp(prior, 0.5, grid);                       // squared loss
 /// auto a = labeldp::optimal_mechanism_lp(prior, 0.5, grid, {}, labeldp::AbsoluteLoss<>{});

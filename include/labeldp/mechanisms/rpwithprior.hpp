@@ -130,7 +130,7 @@ Scalar rpwithprior_expected_mse(const HistogramPrior<Scalar>& prior, Scalar a1, 
 /// \tparam Scalar floating-point type.
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::HistogramPrior<>::from_counts({0, 1, 2, 3}, {1, 8, 1});
+/// auto prior = labeldp::HistogramPrior<>::from_masses({0, 1, 2, 3}, {1, 8, 1});
 /// auto mech = labeldp::RPWithPrior<>::optimal(prior, 1.0, 0.25, 1e-3);
 /// labeldp::SecureRandom gen;
 /// double noisy = mech.sample(1.4, gen);   // a multiple of 1e-3 in [A1 - zeta, A2 + zeta]

@@ -45,23 +45,19 @@ namespace labeldp {
 /// Above eps = 700 the probabilities and the sampler use 700 (table_epsilon(): beyond, the
 /// probability of another bin is no longer a normal double); eps() stays the eps asked for.
 ///
-/// Sampling is exact. With \f$W = e^\varepsilon - 1\f$ and \f$s = d/(W + d)\f$, the sampler
-/// returns an exactly uniform output among all d (core uniform_below()) with probability s and
-/// \f$\Phi(y)\f$ otherwise; the coin is an exact Bernoulli (core bernoulli(), which compares
-/// random bits with the binary expansion of a double) of s itself when \f$s < 1/2\f$, of
-/// \f$q = 1 - s = W/(W+d)\f$ otherwise, so the small one of the two is the double that is
-/// rounded and the realized probabilities keep full relative precision at every eps. It
-/// realizes \f$\Pr[\Phi(y)] = 1 - s + s/d\f$ and \f$s/d\f$ elsewhere, whose ratio is
-/// \f$1 + d(1-s)/s\f$ — exactly \f$e^\varepsilon\f$ for the real s. The double is rounded in
-/// the direction that keeps the ratio at most \f$e^\varepsilon\f$ (checked in long double with a
-/// margin of 16 ulps), so the realized mechanism is never less private than requested, and more
-/// private by a few ulps only. realized_probabilities() returns that matrix
+/// Sampling is exact and takes the same work for every label: one 64-bit word drawn from a
+/// CyclicRandomizedResponse (core/sampling.hpp), an integer alias table over the offset of the
+/// output from \f$\Phi(y)\f$'s bin, whose weights \f$W_0\f$ (own bin) and \f$W_1\f$ (each other
+/// bin) sum to \f$2^{64}\f$ and are rounded so that \f$W_0 / W_1 \le e^\varepsilon\f$ exactly.
+/// The realized mechanism is never less private than requested (more private by at most
+/// \f$2^{-64}\f$ relative in the small weight; at eps above about 44 the other bins keep
+/// probability \f$2^{-64}\f$). realized_probabilities() returns that matrix
 /// for audits; mechanism() returns the exact matrix of Algorithm 1.
 ///
 /// \tparam Scalar floating-point type of labels and outputs.
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::FinitePrior<>::from_probabilities({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
+/// auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
 /// auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);      // squared loss
 /// labeldp::SecureRandom gen;
 /// double noisy = rr.sample(2.0, gen);                      // 0.396... or 0.720...
@@ -105,8 +101,8 @@ class RROnBins {
       m_bin[std::size_t(i)] = Index(outs.size()) - 1;
     }
     m_outputs = Eigen::Map<const Vector<Scalar>>(outs.data(), Index(outs.size()));
-    set_sampler(table_epsilon(eps), num_outputs());
-    if constexpr (kHashed) build_index();
+    m_rr = CyclicRandomizedResponse(num_outputs(), table_epsilon(eps));
+    m_index = detail::InputIndex<Scalar>(m_inputs);
   }
 
   /// The privacy parameter eps.
@@ -129,22 +125,7 @@ class RROnBins {
   /// sampler), or binary search for Scalar types other than float and double.
   /// \throws std::invalid_argument when `y` is not an input value.
   Index input_index(Scalar y) const {
-    Index i = -1;
-    if constexpr (kHashed) {
-      const Key key = key_of(y);
-      for (std::size_t h = slot_of(key);; h = (h + 1) & m_mask) {
-        const Index v = m_slots[h].index;
-        if (v < 0 || m_slots[h].key == key) {
-          i = v;
-          break;
-        }
-      }
-    } else {
-      const Scalar* first = m_inputs.data();
-      const Scalar* last = first + m_inputs.size();
-      const Scalar* it = std::lower_bound(first, last, y);
-      if (it != last && *it == y) i = Index(it - first);
-    }
+    const Index i = m_index.find(y);
     if (i < 0) detail::fail_parameter("y", "must be one of the mechanism's input values", double(y));
     return i;
   }
@@ -200,19 +181,18 @@ class RROnBins {
            json_number(m_eps) + ",\"delta\":0," + fields.substr(0, at) + bins + fields.substr(at) + "}";
   }
 
-  /// The probability s with which the sampler draws a uniform output instead of
-  /// \f$\Phi(y)\f$ (see the class comment), as the sampler realizes it; 0 when d = 1.
-  long double uniform_probability() const { return m_coin_is_uniform ? m_coin : 1.0L - m_coin; }
+  /// The probability s of the equivalent two-step sampler (a uniform output among all d with
+  /// probability s, \f$\Phi(y)\f$ otherwise), as the sampler realizes it: d times the probability
+  /// of each other bin; 0 when d = 1.
+  long double uniform_probability() const { return m_rr.other_probability() * static_cast<long double>(num_outputs()); }
 
-  /// The k x d matrix the sampler realizes exactly: \f$1 - s + s/d\f$ on \f$\Phi(y)\f$'s column,
-  /// \f$s/d\f$ elsewhere (computed in long double, rounded to Scalar). Audit this one to certify
-  /// the samples themselves.
+  /// The k x d matrix the sampler realizes exactly: \f$W_0 / 2^{64}\f$ on \f$\Phi(y)\f$'s column,
+  /// \f$W_1 / 2^{64}\f$ elsewhere (exact in long double, rounded to Scalar). Audit this one to
+  /// certify the samples themselves.
   Matrix<Scalar> realized_probabilities() const {
     const Index k = num_inputs(), d = num_outputs();
-    const long double other = uniform_probability() / static_cast<long double>(d);
-    const long double own = 1.0L - other * static_cast<long double>(d - 1);
-    Matrix<Scalar> p = Matrix<Scalar>::Constant(k, d, static_cast<Scalar>(other));
-    for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = static_cast<Scalar>(own);
+    Matrix<Scalar> p = Matrix<Scalar>::Constant(k, d, static_cast<Scalar>(m_rr.other_probability()));
+    for (Index i = 0; i < k; ++i) p(i, bin_of(i)) = static_cast<Scalar>(m_rr.own_probability());
     return p;
   }
 
@@ -265,84 +245,18 @@ class RROnBins {
   }
 
  private:
+  // One word per label, whatever the bin (CyclicRandomizedResponse).
   template <std::uniform_random_bit_generator G>
   Index sample_bin(Index bin, G& gen) const {
-    if (m_outputs.size() == 1) return 0;
-    if (bernoulli(m_coin, gen) != m_coin_is_uniform) return bin;
-    return Index(uniform_below(std::uint64_t(m_outputs.size()), gen));
-  }
-
-  // The coin of the sampler: Bernoulli(s) for "uniform output" when s = d/(W+d) < 1/2, else
-  // Bernoulli(q = 1 - s) for "keep Phi(y)". The double is rounded (s up, q down) until the
-  // realized ratio 1 + d(1-s)/s is at most e^eps, checked in long double with a 16-ulp margin
-  // far above the check's own rounding.
-  void set_sampler(double eps, Index d) {
-    m_coin_is_uniform = false;
-    m_coin = 1.0;
-    if (d <= 1) return;
-    const long double w = std::expm1(static_cast<long double>(eps));
-    const long double dd = static_cast<long double>(d);
-    const long double bound = w * (1.0L - 16 * LDBL_EPSILON);
-    const long double s_exact = dd / (w + dd);
-    if (s_exact < 0.5L) {
-      m_coin_is_uniform = true;
-      double s = static_cast<double>(s_exact);
-      auto too_leaky = [&](double x) {
-        return !(x > 0) || dd * (1.0L - static_cast<long double>(x)) / static_cast<long double>(x) > bound;
-      };
-      while (s < 1.0 && too_leaky(s)) s = std::nextafter(s, 1.0);
-      m_coin = s;
-    } else {
-      double q = static_cast<double>(w / (w + dd));
-      auto too_leaky = [&](double x) {
-        return static_cast<long double>(x) * dd / (1.0L - static_cast<long double>(x)) > bound;
-      };
-      while (q > 0 && too_leaky(q)) q = std::nextafter(q, 0.0);
-      m_coin = q;
-    }
-  }
-
-  static constexpr bool kHashed = std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>;
-  using Key = std::conditional_t<sizeof(Scalar) == 4, std::uint32_t, std::uint64_t>;
-  struct Slot {
-    Key key = 0;
-    Index index = -1;
-  };
-
-  // The value's bits; + 0 maps -0 to +0, so y == y' implies equal keys (inputs are finite).
-  static Key key_of(Scalar y) {
-    const Scalar canonical = y + Scalar(0);
-    Key key;
-    std::memcpy(&key, &canonical, sizeof key);
-    return key;
-  }
-  std::size_t slot_of(Key key) const {
-    return std::size_t((std::uint64_t(key) * 0x9E3779B97F4A7C15ull) >> m_shift) & m_mask;
-  }
-  void build_index() {
-    std::size_t size = 2;
-    int bits = 1;
-    while (size < 2 * std::size_t(num_inputs())) size *= 2, ++bits;
-    m_shift = 64 - bits;
-    m_mask = size - 1;
-    m_slots.assign(size, Slot{});
-    for (Index i = 0; i < num_inputs(); ++i) {
-      const Key key = key_of(m_inputs[i]);
-      std::size_t h = slot_of(key);
-      while (m_slots[h].index >= 0) h = (h + 1) & m_mask;
-      m_slots[h] = Slot{key, i};
-    }
+    return m_rr(bin, gen);
   }
 
   double m_eps;
   Vector<Scalar> m_inputs;
   Vector<Scalar> m_outputs;
   std::vector<Index> m_bin;
-  double m_coin = 1.0;             // probability of the sampler's coin (see set_sampler())
-  bool m_coin_is_uniform = false;  // the coin decides "uniform output" (else "keep Phi(y)")
-  std::vector<Slot> m_slots;
-  std::size_t m_mask = 0;
-  int m_shift = 63;
+  CyclicRandomizedResponse m_rr;       // the sampler (see the class comment)
+  detail::InputIndex<Scalar> m_index;  // constant-work lookup of an input (core/mechanism.hpp)
 };
 
 /// Status of the optimal-bins solver (a value, not an exception).

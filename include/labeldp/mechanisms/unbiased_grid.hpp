@@ -269,7 +269,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
 /// \throws std::invalid_argument on bad parameters (never for an infeasible or failed solve).
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::FinitePrior<>::from_probabilities({0, 1, 2}, {0.6, 0.25, 0.15});
+/// auto prior = labeldp::FinitePrior<>::from_weights({0, 1, 2}, {0.6, 0.25, 0.15});
 /// auto grid = labeldp::feasible_output_set(prior, 0.5, 256);
 /// auto r = labeldp::optimal_unbiased_on_outputs(prior, 0.5, grid);
 /// if (r.optimal()) use(r.mechanism);

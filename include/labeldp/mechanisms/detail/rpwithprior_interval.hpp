@@ -74,7 +74,7 @@ Scalar interval_objective(const HistogramPrior<Scalar>& prior, Scalar a1, Scalar
 /// \throws std::invalid_argument naming 'eps', 'zeta' or 'max_iterations'.
 ///
 /// \code{.cpp}
-/// auto prior = labeldp::HistogramPrior<>::from_counts({0, 1, 2, 3}, {1, 8, 1});
+/// auto prior = labeldp::HistogramPrior<>::from_masses({0, 1, 2, 3}, {1, 8, 1});
 /// auto best = labeldp::optimal_interval(prior, 1.0, 0.25);   // [1, 2]
 /// \endcode
 template <typename Scalar>
