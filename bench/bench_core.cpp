@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <labeldp/core/alias_table.hpp>
 #include <labeldp/core/audit.hpp>
 #include <labeldp/core/mechanism.hpp>
 #include <labeldp/core/random.hpp>

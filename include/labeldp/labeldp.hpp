@@ -17,6 +17,7 @@
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/random.hpp"
+#include "labeldp/core/alias_table.hpp"
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <deque>
+#include <labeldp/core/alias_table.hpp>
 #include <labeldp/core/sampling.hpp>
 #include <map>
 #include <random>

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "labeldp/core/alias_table.hpp"
 #include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/prior.hpp"

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "labeldp/core/alias_table.hpp"
 #include "labeldp/core/audit.hpp"
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/json_writer.hpp"
