@@ -11,6 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling_loops.hpp"
+
 namespace {
 
 constexpr int kBatch = 4096;
@@ -37,26 +39,11 @@ BENCHMARK(BM_TwoSidedGeometricLegacy)->Arg(1)->Arg(1000);
 
 template <typename M>
 void run_single(benchmark::State& state, const M& m) {
-  const auto y = labels();
-  labeldp::SecureRandom gen;
-  double acc = 0;
-  for (auto _ : state) {
-    for (double v : y) acc += m.sample(v, gen);
-    benchmark::DoNotOptimize(acc);
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  labeldp::bench::run_single(state, m, labels());
 }
-
 template <typename M>
 void run_batch(benchmark::State& state, const M& m) {
-  const auto y = labels();
-  std::vector<double> out(y.size());
-  labeldp::SecureRandom gen;
-  for (auto _ : state) {
-    m.sample(std::span<const double>(y), std::span<double>(out), gen);
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  labeldp::bench::run_batch(state, m, labels());
 }
 
 void BM_Laplace_Single(benchmark::State& s) { run_single(s, labeldp::LaplaceMechanism<>(0.0, 5000.0, 1.0, false)); }

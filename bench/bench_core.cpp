@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling_loops.hpp"
+
 namespace {
 
 template <typename G>
@@ -107,29 +109,13 @@ std::vector<double> finite_labels(int k) {
 
 void BM_FiniteMechanism_Single(benchmark::State& state) {
   const int k = int(state.range(0));
-  const auto m = rr_mechanism(k);
-  const auto y = finite_labels(k);
-  labeldp::SecureRandom gen;
-  double acc = 0;
-  for (auto _ : state) {
-    for (double v : y) acc += m.sample(v, gen);
-    benchmark::DoNotOptimize(acc);
-  }
-  state.SetItemsProcessed(state.iterations() * std::int64_t(y.size()));
+  labeldp::bench::run_single(state, rr_mechanism(k), finite_labels(k));
 }
 BENCHMARK(BM_FiniteMechanism_Single)->Arg(8)->Arg(52)->Arg(401);
 
 void BM_FiniteMechanism_Batch(benchmark::State& state) {
   const int k = int(state.range(0));
-  const auto m = rr_mechanism(k);
-  const auto y = finite_labels(k);
-  std::vector<double> out(y.size());
-  labeldp::SecureRandom gen;
-  for (auto _ : state) {
-    m.sample(std::span<const double>(y), std::span<double>(out), gen);
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * std::int64_t(y.size()));
+  labeldp::bench::run_batch(state, rr_mechanism(k), finite_labels(k));
 }
 BENCHMARK(BM_FiniteMechanism_Batch)->Arg(8)->Arg(52)->Arg(401);
 

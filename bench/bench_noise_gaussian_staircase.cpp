@@ -16,6 +16,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling_loops.hpp"
+
 namespace {
 
 const std::vector<double>& labels() {
@@ -31,26 +33,11 @@ double eps_of(const benchmark::State& state) { return double(state.range(0)) / 1
 
 template <typename M>
 void run_batch(benchmark::State& state, const M& m) {
-  const auto& in = labels();
-  std::vector<double> out(in.size());
-  labeldp::SecureRandom gen;
-  for (auto _ : state) {
-    m.sample(std::span<const double>(in), std::span<double>(out), gen);
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+  labeldp::bench::run_batch(state, m, labels());
 }
-
 template <typename M>
 void run_single(benchmark::State& state, const M& m) {
-  const auto& in = labels();
-  labeldp::SecureRandom gen;
-  double sink = 0;
-  for (auto _ : state) {
-    for (double y : in) sink += m.sample(y, gen);
-    benchmark::DoNotOptimize(sink);
-  }
-  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+  labeldp::bench::run_single(state, m, labels());
 }
 
 void BM_DiscreteGaussian_Batch(benchmark::State& state) {
