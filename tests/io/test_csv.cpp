@@ -307,6 +307,32 @@ TEST_CASE("read_column_csv: header only gives no values", "[csv]") {
   CHECK(read_column_csv(write("col_header.csv", "wage\r\n"), "wage").empty());
 }
 
+TEST_CASE("read_prior_csv and for_each_column_value read a stream as they read a file", "[csv]") {
+  const std::string prior_text = "\xEF\xBB\xBFvalue,prob\r\n2,0.25\n\"0\",0.75\n";
+  std::istringstream prior_in(prior_text);
+  const auto from_stream = read_prior_csv(prior_in, "<prior>");
+  const auto from_file = read_prior_csv(write("prior_stream.csv", prior_text));
+  CHECK(from_stream.values() == from_file.values());
+  CHECK(from_stream.probabilities() == from_file.probabilities());
+  std::istringstream bad_prior("value,prob\n1,0.5\n1,0.5\n");
+  REQUIRE_THROWS_WITH(read_prior_csv(bad_prior, "<prior>"), "<prior>:3: duplicate value 1 (also on line 2)");
+
+  std::istringstream column_in("a,output\n1,2.5\n\"x,y\",-1\n");
+  labeldp::io::CsvReader reader(column_in, "<outputs>");
+  std::vector<double> v;
+  std::vector<std::size_t> lines;
+  labeldp::io::for_each_column_value(reader, "output", [&](double x, std::size_t line) {
+    v.push_back(x);
+    lines.push_back(line);
+  });
+  CHECK(v == std::vector<double>{2.5, -1.0});
+  CHECK(lines == std::vector<std::size_t>{2, 3});
+  std::istringstream no_column("a,b\n1,2\n");
+  labeldp::io::CsvReader reader2(no_column, "<outputs>");
+  REQUIRE_THROWS_WITH(labeldp::io::for_each_column_value(reader2, "output", [](double, std::size_t) {}),
+                      "<outputs>:1: no column 'output' in header 'a,b'");
+}
+
 TEST_CASE("for_each_line_value: labels one per line", "[csv]") {
   std::istringstream in("1.5\r\n -2 \n1e2\n\n");
   std::vector<double> v;

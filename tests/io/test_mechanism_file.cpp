@@ -160,6 +160,27 @@ TEST_CASE("A finite mechanism eps-DP as stored but not as the sampler realizes i
   CHECK_NOTHROW(AnyMechanism::from_finite("finite", eps, capped));
 }
 
+TEST_CASE("A file whose realized table passes in doubles but not in the sampler's integer weights is refused",
+          "[mechanism_file]") {
+  // Found by tests/fuzz/fuzz_mechanism_json: an `unbiased` file with one probability raised by
+  // 6.5e-15 (row 1 then sums to 1 + 6.5e-15). Stored, every ratio is within e^2; realized as
+  // doubles (64-bit weights rounded to 53 bits) too; but the sampler's integer table exceeds
+  // e^2 (realized_satisfies_epsilon), so the loader used to accept it.
+  const std::string text =
+      R"({"format":"labeldp-mechanism","version":1,"mechanism":"unbiased","eps":2,"inputs":[0,1,2],)"
+      R"("outputs":[-0.46955292824899691,0.7900638673930005,1.2099361326069995,2.469552928248997],"probabilities":[)"
+      R"([0.78698604216159818,0.053253489459600033,0.053253489459600636,0.10650697891920076],)"
+      R"([0.10650697891920086,0.39349302108079415,0.39349302108079859,0.10650697891920731],)"
+      R"([0.10650697891920081,0.053253489459600047,0.05325348945960065,0.78698604216159529]]})";
+  CHECK_THROWS_WITH(labeldp::io::load_mechanism(text, "m.json"),
+                    Catch::Matchers::Contains("m.json:") && Catch::Matchers::Contains("integer weights"));
+  // The file as written (probability ...083) loads, and its integer table is eps-DP exactly.
+  std::string as_written = text;
+  as_written.replace(as_written.find("0.10650697891920731"), 19, "0.10650697891920083");
+  const AnyMechanism m = labeldp::io::load_mechanism(as_written, "m.json");
+  CHECK(labeldp::realized_satisfies_epsilon(*m.finite(), 2.0));
+}
+
 namespace {
 
 // The error message of loading `text`, or "" when it loads.

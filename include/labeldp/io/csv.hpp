@@ -276,14 +276,13 @@ inline std::size_t find_column(CsvReader& reader, std::vector<std::string>& head
 }
 }  // namespace detail
 
-/// Calls `f(value, line)` for every value of the numeric column named `header` of the CSV file
-/// `path` (header row first), in file order, reading one record at a time (constant memory).
-/// \throws std::invalid_argument "path:line: ..." for an unreadable file, an empty file, a header
+/// Calls `f(value, line)` for every value of the numeric column named `header` of the CSV input
+/// of `reader` (header row first), in file order, reading one record at a time (constant memory).
+/// \throws std::invalid_argument "name:line: ..." for an unreadable file, an empty file, a header
 ///         without the column (or with it twice), a row with a different number of fields than
 ///         the header, or a field that is not a finite number; exceptions thrown by `f` propagate.
 template <typename F>
-void for_each_column_value(const std::string& path, const std::string& header, F&& f) {
-  CsvReader reader(path);
+void for_each_column_value(CsvReader& reader, const std::string& header, F&& f) {
   std::vector<std::string> head, row;
   const std::size_t col = detail::find_column(reader, head, header);
   while (reader.next(row)) {
@@ -292,6 +291,13 @@ void for_each_column_value(const std::string& path, const std::string& header, F
                   detail::join_fields(row) + "')");
     f(reader.parse_finite(row[col], header), reader.line());
   }
+}
+
+/// for_each_column_value() of the file `path`.
+template <typename F>
+void for_each_column_value(const std::string& path, const std::string& header, F&& f) {
+  CsvReader reader(path);
+  for_each_column_value(reader, header, std::forward<F>(f));
 }
 
 /// Calls `f(value, line)` for every line of `in` holding one finite number (labels one per
@@ -317,14 +323,14 @@ inline std::vector<double> read_column_csv(const std::string& path, const std::s
   return values;
 }
 
-/// Reads a prior file (contract: header `value,prob` or `value,count`, one row per distinct
+/// Reads a prior file from `reader` (contract: header `value,prob` or `value,count`, one row per distinct
 /// value, in any order). `prob` must sum to 1 within 1e-9 (relative); counts are normalized.
 /// \throws std::invalid_argument "path:line: message naming the value" for a missing or
 ///         unreadable file, an empty file, a bad header, a wrong number of fields, a non-numeric
 ///         or non-finite field, a negative weight, a duplicate value (naming both lines), no data
 ///         row, all weights 0, or probabilities not summing to 1.
-inline FinitePrior<double> read_prior_csv(const std::string& path) {
-  CsvReader reader(path);
+inline FinitePrior<double> read_prior_csv(CsvReader& reader) {
+  const std::string& path = reader.name();
   std::vector<std::string> fields;
   if (!reader.next(fields))
     throw std::invalid_argument(path + ":1: file is empty, expected header 'value,prob' or 'value,count'");
@@ -368,6 +374,18 @@ inline FinitePrior<double> read_prior_csv(const std::string& path) {
     throw std::invalid_argument(path + ":2-" + std::to_string(lines.back()) + ": probabilities sum to " +
                                 labeldp::detail::format_number(total) + ", not 1 (tolerance 1e-9)");
   return FinitePrior<double>::from_weights(values, weights);
+}
+
+/// read_prior_csv() of the file `path`.
+inline FinitePrior<double> read_prior_csv(const std::string& path) {
+  CsvReader reader(path);
+  return read_prior_csv(reader);
+}
+
+/// read_prior_csv() of a stream; `name` is used in messages in place of a path.
+inline FinitePrior<double> read_prior_csv(std::istream& in, const std::string& name) {
+  CsvReader reader(in, name);
+  return read_prior_csv(reader);
 }
 
 /// Reads a histogram file (contract: header `lo,hi,mass`; rows sorted and contiguous, each row's

@@ -94,10 +94,31 @@ class FiniteLabelMechanism {
   ///         exceeds e^eps (or is infinite) in exact arithmetic (satisfies_epsilon()), in the
   ///         stored probabilities or in those the sampler realizes: the sampler draws each row's
   ///         integer weights over their own total, i.e. a row summing to 1 - d as if divided by
-  ///         1 - d, which can push a ratio that is exact as stored past e^eps.
+  ///         1 - d, which can push a ratio that is exact as stored past e^eps. The realized table
+  ///         is checked on its integer weights (realized_satisfies_epsilon()): its doubles are
+  ///         rounded from 64-bit weights and can hide a ratio a few ulps above e^eps.
   static void require_epsilon(const FiniteMechanism<double>& m, double eps) {
     require_epsilon(m, m.probabilities(), eps, "probabilities");
-    require_epsilon(m, m.realized_probabilities(), eps, "realized probabilities (each row over its own sum)");
+    const char* realized = "realized probabilities (each row over its own sum)";
+    const Matrix<double> R = m.realized_probabilities();
+    require_epsilon(m, R, eps, realized);
+    if (realized_satisfies_epsilon(m, eps)) return;
+    // Name the column whose realized max/min ratio is largest (the integer check failed there).
+    Index worst = 0;
+    long double worst_ratio = -1;
+    for (Index j = 0; j < R.cols(); ++j) {
+      const long double ratio = static_cast<long double>(R.col(j).maxCoeff()) / R.col(j).minCoeff();
+      if (ratio > worst_ratio) worst = j, worst_ratio = ratio;
+    }
+    Index hi = 0, lo = 0;
+    R.col(worst).maxCoeff(&hi);
+    R.col(worst).minCoeff(&lo);
+    throw std::invalid_argument(std::string(realized) + " are not " + detail::format_number(eps) +
+                                "-DP in the sampler's integer weights: output " +
+                                detail::format_number(m.outputs()[worst]) + " has probability " +
+                                detail::format_number(R(hi, worst)) + " for input " +
+                                detail::format_number(m.inputs()[hi]) + " and " + detail::format_number(R(lo, worst)) +
+                                " for input " + detail::format_number(m.inputs()[lo]) + " (ratio above e^eps)");
   }
 
  private:
