@@ -71,6 +71,13 @@ labeldp::FinitePrior<double> make_prior(labeldp_fuzz::Bytes& b) {
 void run(labeldp_fuzz::Bytes& b) {
   const std::uint8_t which = b.u8() % 6;
   const double eps = b.eps();
+  // KNOWN, reported (issue 13): below eps ~ 4e-16 the library builds mechanisms its own audit
+  // refuses. find_epsilon_violation() compares against e^eps (1 - 2^-58), below 1 for eps <
+  // 2^-58, so even identical rows (0-DP) fail; realized_satisfies_epsilon() uses a bound two
+  // ulps below std::exp(eps) = 1 for eps < 2^-53; and cap_to_epsilon() shaves such rows (`bins
+  // --eps 1e-20` prints probabilities 0.99999999999994316 that `audit` then refuses). Fuzz
+  // construction above 1e-15 until core/audit.hpp treats equal entries as within any eps.
+  if (eps > 0 && eps < 1e-15) return;
   switch (which) {
     case 0: {  // RR-on-Bins (`bins`)
       const auto prior = make_prior(b);
