@@ -54,6 +54,16 @@ void BM_DiscreteLaplace_Single(benchmark::State& s) {
 void BM_DiscreteLaplace_Batch(benchmark::State& s) {
   run_batch(s, labeldp::DiscreteLaplaceMechanism<>(labeldp::LabelGrid<>(0.0, 5000.0, 50.0), 1.0, true));
 }
+// Unclipped: the exact sampler of Canonne, Kamath and Steinke 2020 (work varies with the noise),
+// at the grid of 100 steps above and at 10^5 steps (resolution 0.05).
+void BM_DiscreteLaplaceUnclipped_Single(benchmark::State& s) {
+  run_single(s, labeldp::DiscreteLaplaceMechanism<>(labeldp::LabelGrid<>(0.0, 5000.0, 5000.0 / double(s.range(0))), 1.0,
+                                                    false));
+}
+void BM_DiscreteLaplaceUnclipped_Batch(benchmark::State& s) {
+  run_batch(s, labeldp::DiscreteLaplaceMechanism<>(labeldp::LabelGrid<>(0.0, 5000.0, 5000.0 / double(s.range(0))), 1.0,
+                                                   false));
+}
 void BM_Exponential_Single(benchmark::State& s) {
   run_single(s, labeldp::ExponentialMechanism<>(labeldp::LabelGrid<>(0.0, 5000.0, 50.0), 1.0));
 }
@@ -64,6 +74,8 @@ BENCHMARK(BM_Laplace_Single);
 BENCHMARK(BM_Laplace_Batch);
 BENCHMARK(BM_DiscreteLaplace_Single);
 BENCHMARK(BM_DiscreteLaplace_Batch);
+BENCHMARK(BM_DiscreteLaplaceUnclipped_Single)->Arg(100)->Arg(100000);
+BENCHMARK(BM_DiscreteLaplaceUnclipped_Batch)->Arg(100)->Arg(100000);
 BENCHMARK(BM_Exponential_Single);
 BENCHMARK(BM_Exponential_Batch);
 

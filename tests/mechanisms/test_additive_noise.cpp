@@ -516,6 +516,40 @@ TEST_CASE("DiscreteLaplace: O(1) expected random words whatever the scale", "[ad
   }
 }
 
+TEST_CASE("Discrete Laplace mechanism (clipped): one word per label for every label; table = exact rows",
+          "[additive_noise]") {
+  for (double eps : {0.05, 1.0, 8.0, 30.0})
+    for (double step : {1.0, 0.25, 0.01}) {
+      const LabelGrid<> grid(-3.0, 7.0, step);
+      const DiscreteLaplaceMechanism<> m(grid, eps, true);
+      INFO("eps " << eps << " steps " << grid.steps());
+      REQUIRE(m.constant_work());
+      const std::int64_t n = grid.steps();
+      for (std::int64_t j = 0; j <= n; j += std::max<std::int64_t>(1, n / 7)) {
+        CountingRandom g;
+        for (int t = 0; t < 200; ++t) (void)m.sample(grid.value(j), g);
+        CHECK(g.words == 200);
+        // The table realizes the exact distribution up to its 2^-64 rounding.
+        long double row = 0;
+        for (std::int64_t o = 0; o <= n; ++o) {
+          const long double p = m.realized_probability(j, o), exact = m.noise().pmf(o - j);
+          row += p;
+          if (o > 0 && o < n) CHECK(std::abs(double(p - exact)) <= 1e-17 + 1e-15 * double(exact));
+        }
+        CHECK(std::abs(double(row - 1)) < 1e-15);
+      }
+    }
+  // Unclipped, a grid beyond kTableSteps, or e^-eps below the table's 2^-64 resolution: the exact
+  // sampler (its work varies with the noise), whose outputs stay on the clipped grid.
+  const DiscreteLaplaceMechanism<> sharp(LabelGrid<>(0.0, 8.0, 0.5), 700.0, true);
+  CHECK_FALSE(sharp.constant_work());
+  labeldp::SeededRandom g(3);
+  for (int t = 0; t < 100; ++t) CHECK(sharp.sample(2.5, g) == 2.5);
+  CHECK_FALSE(DiscreteLaplaceMechanism<>(LabelGrid<>(0.0, 8.0, 0.5), 1.0, false).constant_work());
+  const LabelGrid<> wide(0.0, 1.0, 1.0 / double(2 * DiscreteLaplaceMechanism<>::kTableSteps));
+  CHECK_FALSE(DiscreteLaplaceMechanism<>(wide, 1.0, true).constant_work());
+}
+
 namespace {
 // Replays given 64-bit words (then zeros): drives the exact samplers down their rare tie paths.
 struct ScriptedRandom {
@@ -528,6 +562,52 @@ struct ScriptedRandom {
 };
 }  // namespace
 
+TEST_CASE("exp_neg_fraction: Algorithm 1 of Canonne, Kamath and Steinke 2020 trial by trial, ties included",
+          "[additive_noise]") {
+  // y = w 2^-64 with w = 0x8040...: y/1 has top byte 0x80 (then 0x40), y/2 has 0x40, y/3 0x2a.
+  // The pool hands out a word's bytes from the lowest: trial 1's byte, then trial 2's, then the
+  // bytes of tie continuations and of trials 3, 4, ...
+  const std::uint64_t w = 0x8040000000000000ull;
+  struct Case {
+    std::uint64_t word;
+    bool expect;
+    std::size_t words;  // generator words read
+    const char* what;
+  };
+  for (const Case& c : {Case{0x0000000000000090ull, true, 1, "trial 1's byte 0x90 > 0x80: fails, K = 0"},
+                        Case{0x0000000000005010ull, false, 1, "trial 1 succeeds, trial 2's 0x50 > 0x40 fails: K = 1"},
+                        Case{0x0000000000ff1010ull, true, 1, "trials 1, 2 succeed, trial 3's 0xff > 0x2a fails: K = 2"},
+                        Case{0x00000000ff001010ull, false, 1, "trials 1-3 succeed, trial 4's 0xff > 0x20 fails: K = 3"},
+                        Case{0x0000000000500080ull, true, 1, "trial 1 ties on 0x80, its next byte 0x50 > 0x40: fails"},
+                        // Trial 1 ties, then 0x30 < 0x40 succeeds; trial 2 (0x00) and trials 3-7 (bytes 0 below
+                        // 0x2a, 0x20, 0x19, 0x15, 0x12) succeed; trial 8 reads 0xff from the second word: K = 7.
+                        Case{0x0000000000300080ull, false, 2, "trial 1 ties then succeeds, K = 7"},
+                        // Both trials tie; trial 1 goes on with 0x30 < 0x40, trial 2 with 0x00 < 0x20 (y/2 =
+                        // 0x4020...): both succeed; trials 3-6 succeed on zero bytes, trial 7 fails: K = 6.
+                        Case{0x0000000000304080ull, true, 2, "trials 1 and 2 tie then succeed, K = 6"}}) {
+    ScriptedRandom g{{c.word, ~0ull}};
+    labeldp::detail::BitPool<ScriptedRandom> pool(g);
+    INFO(c.what);
+    CHECK(pool.exp_neg_fraction(w) == c.expect);
+    CHECK(g.next == c.words);
+  }
+  // y = 0: always true (e^0); y just below 1: P = e^-1 up to 2^-64.
+  labeldp::SeededRandom g(21);
+  for (int i = 0; i < 1000; ++i) CHECK(labeldp::detail::BitPool<labeldp::SeededRandom>(g).exp_neg_fraction(0));
+  // Frequencies against e^-y for y whose bytes tie often (0x01.., 0xff..) and ordinary ones.
+  const int n = 400000;
+  for (std::uint64_t word : {0x0101010101010101ull, 0xffffffffffffffffull, 0x4000000000000000ull, 0x0000000000000001ull,
+                             0xb504f333f9de6484ull}) {
+    const double y = std::ldexp(double(word), -64), p = std::exp(-y), mutant = std::exp(-2 * y);
+    long long hits = 0;
+    for (int i = 0; i < n; ++i) hits += labeldp::detail::BitPool<labeldp::SeededRandom>(g).exp_neg_fraction(word);
+    const double se = std::sqrt(n * p * (1 - p)) + 1e-9;
+    INFO("y = " << y << ": " << hits << " of " << n << ", expected " << n * p);
+    CHECK(std::abs(double(hits) - n * p) <= 6 * se);
+    if (y > 0.05) CHECK(std::abs(double(hits) - n * mutant) > 6 * se);  // e^-2y is told apart
+  }
+}
+
 TEST_CASE("Exact Bernoulli draws resolve ties past the first 64 bits", "[additive_noise]") {
   // 1/3 = 0.0101...: its 64-bit words are all 0x5555...; a BitPool reads each word's low byte
   // first and compares it with the expansion's high byte, so a palindromic word ties.
@@ -537,14 +617,6 @@ TEST_CASE("Exact Bernoulli draws resolve ties past the first 64 bits", "[additiv
     labeldp::detail::BitPool<ScriptedRandom> pool(g);
     CHECK(pool.bernoulli_inverse(3) == expect);
     CHECK(g.next == 3);  // the third word decided
-  }
-  // m / 2^63 has the 64-bit expansion w = 2m; when the uniform's 64 bits equal w it is >= p.
-  {
-    const std::uint64_t w = 0x0203040506070810ull, m = w >> 1;
-    ScriptedRandom tie{{__builtin_bswap64(w)}}, below{{__builtin_bswap64(w - 1)}};
-    labeldp::detail::BitPool<ScriptedRandom> p1(tie), p2(below);
-    CHECK_FALSE(p1.bernoulli_dyadic(m, 63));
-    CHECK(p2.bernoulli_dyadic(m, 63));
   }
   // (w + r/d) 2^-64 with r/d = 1/3: a tie on w goes on to the words of 1/3.
   for (auto [tail, expect] : {std::pair<std::uint64_t, bool>{0, true}, {~0ull, false}}) {

@@ -493,23 +493,18 @@ class ClippedDiscreteLaplace {
   ///         table with 2^-64 resolution passes the audit (eps so large that the smallest
   ///         weight rounds to 0).
   ClippedDiscreteLaplace(Index steps, double eps) : m_steps(steps), m_eps(eps) {
-    validate_epsilon(eps);
-    if (steps < 1 || std::uint64_t(2 * steps + 1) >= (std::uint64_t(1) << 32))
-      detail::fail_parameter("steps", "must be in [1, 2^31 - 1)", double(steps));
-    double L = std::exp(eps);
-    if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
-    L = std::nextafter(std::nextafter(L, 0.0), 0.0);
-    m_bound = detail::to_dyadic(static_cast<long double>(L), false);
-    for (long double delta = std::ldexp(1.0L, -40); delta < 0.5L; delta *= 2) {
-      build(delta);
-      if (audit()) {
-        m_table = DyadicAliasTable::from_weights(1, 2 * steps + 1, m_weights);
-        return;
-      }
-    }
-    throw std::invalid_argument("clipped discrete Laplace: no table with 2^-64 resolution is " +
-                                detail::format_number(eps) + "-DP on " + std::to_string(steps + 1) +
-                                " grid points (eps too large: the smallest probabilities round to 0)");
+    init(steps > 0 ? static_cast<long double>(eps) / static_cast<long double>(steps) : 1, std::ldexp(1.0L, -40), 0.5L);
+  }
+
+  /// The same table for a given noise ratio \f$\alpha = e^{-\gamma}\f$ per grid step (e.g. a
+  /// DiscreteLaplace's exact \f$\gamma = s/t\f$ with \f$N\gamma < \varepsilon\f$), so that it
+  /// realizes that distribution up to the 2^-64 rounding of its weights (never widened).
+  /// \throws std::invalid_argument as above (also when that table fails the exact audit against
+  ///         eps: for \f$e^{-N\gamma}\f$ near or below 2^-64), or for \f$\gamma\f$ not finite and > 0.
+  ClippedDiscreteLaplace(Index steps, double eps, long double gamma) : m_steps(steps), m_eps(eps) {
+    if (!(gamma > 0 && gamma < std::numeric_limits<long double>::infinity()))
+      detail::fail_parameter("gamma", "must be finite and > 0", double(gamma));
+    init(gamma, 0, 0);
   }
 
   /// N: the grid is {0..N}.
@@ -541,10 +536,33 @@ class ClippedDiscreteLaplace {
   }
 
  private:
-  void build(long double delta) {
+  // The table for alpha = e^{-rate (1 - delta)}, delta = first_delta, then 2^-40, doubling while
+  // below max_delta, until the exact audit passes.
+  void init(long double rate, long double first_delta, long double max_delta) {
+    validate_epsilon(m_eps);
+    if (m_steps < 1 || std::uint64_t(2 * m_steps + 1) >= (std::uint64_t(1) << 32))
+      detail::fail_parameter("steps", "must be in [1, 2^31 - 1)", double(m_steps));
+    double L = std::exp(m_eps);
+    if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
+    L = std::nextafter(std::nextafter(L, 0.0), 0.0);
+    m_bound = detail::to_dyadic(static_cast<long double>(L), false);
+    for (long double delta = first_delta;
+         delta == first_delta || delta<max_delta; delta = delta> 0 ? 2 * delta : std::ldexp(1.0L, -40)) {
+      build(rate * (1 - delta));
+      if (audit()) {
+        m_table = DyadicAliasTable::from_weights(1, 2 * m_steps + 1, m_weights);
+        return;
+      }
+    }
+    throw std::invalid_argument("clipped discrete Laplace: no table with 2^-64 resolution is " +
+                                detail::format_number(m_eps) + "-DP on " + std::to_string(m_steps + 1) +
+                                " grid points (eps too large: the smallest probabilities round to 0)");
+  }
+
+  void build(long double rate) {
     using detail::u128;
     const Index N = m_steps;
-    const long double alpha = std::exp(-static_cast<long double>(m_eps) * (1 - delta) / static_cast<long double>(N));
+    const long double alpha = std::exp(-rate);
     // Pr[Z = z] = c alpha^|z| for |z| < N, tails alpha^N / (1 + alpha) on each of +-N.
     const long double c = (1 - alpha) / (1 + alpha);
     const long double two64 = std::ldexp(1.0L, 64);

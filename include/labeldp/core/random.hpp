@@ -224,9 +224,9 @@ class ChaCha20 {
   static constexpr std::size_t kLanes = 4;
   typedef std::uint32_t Lanes __attribute__((vector_size(4 * kLanes)));
 
-  static Lanes rotl(Lanes v, int r) { return (v << r) | (v >> (32 - r)); }
+  [[gnu::always_inline]] static Lanes rotl(Lanes v, int r) { return (v << r) | (v >> (32 - r)); }
 
-  static void qr(Lanes& a, Lanes& b, Lanes& c, Lanes& d) {
+  [[gnu::always_inline]] static void qr(Lanes& a, Lanes& b, Lanes& c, Lanes& d) {
     a += b;
     d ^= a;
     d = rotl(d, 16);

@@ -133,20 +133,17 @@ class BitPool {
     return b;
   }
 
-  /// k uniformly random bits, 0 <= k <= 64.
+  /// k uniformly random bits, 0 <= k <= 64. When fewer than k are left they are dropped (they
+  /// are independent of everything drawn) and a fresh word is taken: one branch, no splicing.
   std::uint64_t bits(unsigned k) {
-    if (k == 0) return 0;
-    if (k <= m_left) {
-      const std::uint64_t v = k == 64 ? m_buf : (m_buf & ((std::uint64_t(1) << k) - 1));
-      m_buf = k == 64 ? 0 : (m_buf >> k);
-      m_left -= k;
-      return v;
+    if (k > m_left) {
+      m_buf = random_u64(m_gen);
+      m_left = 64;
     }
-    const unsigned have = m_left;
-    const std::uint64_t low = m_buf;  // `have` bits
-    m_buf = random_u64(m_gen);
-    m_left = 64;
-    return low | (bits(k - have) << have);
+    const std::uint64_t v = k >= 64 ? m_buf : (m_buf & ((std::uint64_t(1) << k) - 1));
+    m_buf = k >= 64 ? 0 : (m_buf >> k);
+    m_left -= k;
+    return v;
   }
 
   /// Uniform on {0, ..., n-1}, exactly (rejection on the smallest number of bits), n >= 1.
@@ -174,19 +171,6 @@ class BitPool {
       if (x != b) return b;      // first differing bit: uniform < p exactly when p's bit is 1
       if (r == 0) return false;  // p's expansion ended: the uniform is >= p
     }
-  }
-
-  /// True with probability exactly \f$m / 2^k\f$, \f$m \le 2^k\f$, k <= 63: random bits compared
-  /// with m's bits from the top, 8 at a time (one unpredictable branch per draw, not one per bit).
-  bool bernoulli_dyadic(std::uint64_t m, unsigned k) {
-    if (m == 0) return false;
-    if (k < 64 && (m >> k) != 0) return true;            // m >= 2^k
-    const std::uint64_t w = k == 0 ? 0 : m << (64 - k);  // the first 64 bits of m / 2^k
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
-      if (c != b) return c < b;
-    }
-    return false;  // all 64 bits equal: the uniform is >= m / 2^k, whose expansion ends here
   }
 
   /// True with probability exactly 1/k, k >= 1: 8-bit chunks of random bits compared with the
@@ -217,10 +201,11 @@ class BitPool {
   }
 
   /// True with probability exactly \f$(w + r/d)/2^{64}\f$ for \f$0 \le r < d\f$: 8-bit chunks of
-  /// random bits against w, then against the expansion of r/d by long division.
-  bool bernoulli_expansion(std::uint64_t w, u128 r, std::uint64_t d) {
+  /// random bits against w from bit `shift` down (56: all of w; 48 once its top byte tied), then
+  /// against the expansion of r/d by long division.
+  bool bernoulli_expansion(std::uint64_t w, u128 r, std::uint64_t d, int shift = 56) {
     for (;;) {
-      for (int shift = 56; shift >= 0; shift -= 8) {
+      for (; shift >= 0; shift -= 8) {
         const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
         if (c != b) return c < b;
       }
@@ -228,15 +213,28 @@ class BitPool {
       const u128 scaled = r << 64;
       w = std::uint64_t(scaled / d);
       r = scaled % d;
+      shift = 56;
     }
   }
 
-  /// True with probability exactly \f$e^{-m/2^k}\f$ for \f$m \le 2^k\f$, k <= 63 (Canonne,
-  /// Kamath and Steinke 2020, Algorithm 1, \f$\gamma \le 1\f$, with dyadic \f$\gamma\f$).
-  bool bernoulli_exp_neg_dyadic(std::uint64_t m, unsigned k) {
-    std::uint64_t j = 1;
-    while (bernoulli_dyadic(m, k) && (j == 1 || bernoulli_inverse(j))) ++j;
-    return (j & 1) == 1;
+  /// True with probability exactly \f$e^{-y}\f$, \f$y = w/2^{64} < 1\f$ (Canonne, Kamath and
+  /// Steinke 2020, Algorithm 1: K = the number of successes of Bernoulli(y/j), j = 1, 2, ...,
+  /// before the first failure; true iff K is even), Bernoulli(y/j) comparing random bits with
+  /// the expansion of \f$y/j = (\lfloor w/j \rfloor + (w \bmod j)/j)\,2^{-64}\f$. Trials 1 and 2
+  /// take one byte each from one 16-bit draw and are settled by one well-predicted branch (each
+  /// trial is a coin flip: a branch per trial is mispredicted about half the time); a byte that
+  /// ties with the top byte of y/j (probability 1/256) is continued exactly, and trials 3, 4, ...
+  /// (probability \f$y^2/2\f$) follow one at a time.
+  bool exp_neg_fraction(std::uint64_t w) {
+    const std::uint64_t c = bits(16), c1 = c & 0xff, c2 = c >> 8, b1 = w >> 56, b2 = w >> 57;
+    const bool s1 = c1 < b1, s2 = c2 < b2;
+    if ((c1 != b1) & (c2 != b2) & !(s1 & s2)) [[likely]]
+      return !s1;  // trial 1 failed (K = 0), or trial 1 succeeded and trial 2 failed (K = 1)
+    if (c1 > b1 || (c1 == b1 && !bernoulli_expansion(w, 0, 1, 48))) return true;            // K = 0
+    if (c2 > b2 || (c2 == b2 && !bernoulli_expansion(w >> 1, w & 1, 2, 48))) return false;  // K = 1
+    std::uint64_t k = 3;
+    while (bernoulli_expansion(w / k, w % k, k)) ++k;
+    return (k & 1) == 1;  // trials 1..k-1 succeeded: K = k - 1
   }
 
   /// True with probability exactly \f$e^{-n/d}\f$ for \f$0 \le n \le d\f$ (Canonne, Kamath and
@@ -325,7 +323,6 @@ class DiscreteLaplace {
     constexpr std::uint64_t kMax = std::uint64_t(1) << 63;
     if (s < 1 || s >= kMax) detail::fail_parameter("s", "must be in [1, 2^63)", double(s));
     if (t < 1 || t > kMax) detail::fail_parameter("t", "must be in [1, 2^63]", double(t));
-    init_words();
   }
 
   /// The distribution that makes an integer query of L1 sensitivity `sensitivity` (an integer
@@ -402,14 +399,15 @@ class DiscreteLaplace {
   }
 
   /// One exact draw. The magnitude \f$Y\f$, geometric of ratio \f$e^{-\gamma}\f$, is split as in
-  /// Canonne, Kamath and Steinke 2020, Algorithm 2, into \f$Y = U + L V\f$ with the block
-  /// \f$L = \max(1, \lfloor t/(2s) \rfloor)\f$: U uniform on {0..L-1} kept with probability
-  /// \f$e^{-\gamma U}\f$ (so U is truncated geometric), V geometric of ratio \f$e^{-\gamma L}\f$
-  /// (\f$\gamma L \le 1/2\f$ unless L = 1: U is kept 79% of the time and V needs 2.5 cheap
-  /// trials, about 20% less work than the paper's \f$\gamma L \approx 1\f$); the sign is a fair
-  /// bit, -0 rejected. Every draw is an exact Bernoulli of a rational or of
-  /// \f$e^{-\text{rational}}\f$; at most 2 rounds (the -0 rejection) and 100 to 130 random bits are expected
-  /// whatever the scale.
+  /// Canonne, Kamath and Steinke 2020, Algorithm 2, into \f$Y = U + L V\f$ with the block L the
+  /// power of two nearest to \f$1/(2\gamma)\f$ (1 when \f$\gamma > 1/2\f$): U uniform on
+  /// {0..L-1} (log2 L random bits, no rejection) kept with probability \f$e^{-\gamma U}\f$ (so U
+  /// is truncated geometric), V geometric of ratio \f$e^{-\gamma L}\f$ (\f$\gamma L\f$ in
+  /// (0.35, 0.71]: U is kept about 80% of the time and V needs about 2.5 cheap trials, less work
+  /// than the paper's \f$\gamma L \approx 1\f$); the sign is a fair bit, -0 rejected. Every step is
+  /// an exact Bernoulli of a rational or of \f$e^{-\text{rational}}\f$ (BitPool::exp_neg_fraction():
+  /// two trials of Algorithm 1 per branch); at most 2 rounds (the -0 rejection) and 1.3 to 2.1
+  /// 64-bit words are expected for scales 1 to 1e9.
   ///
   /// Work per draw: the number of generator words and branches depends only on the random
   /// bits, never on a label (there is none here), but it is **not constant** and it is
@@ -438,48 +436,35 @@ class DiscreteLaplace {
   }
 
  private:
-  // Bernoulli(e^{-n/t}); t is a power of two for every DiscreteLaplace from for_privacy().
+  // Bernoulli(e^{-n/t}). With t = 2^k (every DiscreteLaplace from for_privacy()) and n < t, y =
+  // n/t is the 64-bit fraction n 2^(64-k): exp_neg_fraction(); otherwise the general draw.
   template <typename Pool>
   bool exp_neg(Pool& pool, std::uint64_t n) const {
-    if (m_log2_t >= 0 && n <= m_t) return pool.bernoulli_exp_neg_dyadic(n, unsigned(m_log2_t));
+    if (m_log2_t >= 0 && n < m_t) return pool.exp_neg_fraction(m_log2_t == 0 ? 0 : n << (64 - m_log2_t));
     return pool.bernoulli_exp_neg_any(n, m_t);
   }
 
-  // Bernoulli(e^{-c}), c = s L / t, the geometric part's trial: Algorithm 1 of Canonne, Kamath
-  // and Steinke 2020 with Bernoulli(c/j) for j < kWords drawn against precomputed words of c/j
-  // (one comparison instead of Bernoulli(c) and Bernoulli(1/j)).
+  // Bernoulli(e^{-s L / t}), the geometric part's trial (s L <= t).
   template <typename Pool>
   bool block_exp_neg(Pool& pool) const {
-    if (!m_has_words) return exp_neg(pool, m_s * m_block);  // s L <= t, or L = 1
-    std::uint64_t j = 1;
-    for (;; ++j) {
-      const bool success = j < kWords
-                               ? pool.bernoulli_expansion(m_words[j], m_rems[j], j)
-                               : pool.bernoulli_dyadic(m_s * m_block, unsigned(m_log2_t)) && pool.bernoulli_inverse(j);
-      if (!success) break;
-    }
-    return (j & 1) == 1;
+    return exp_neg(pool, m_s * m_block);
   }
 
-  void init_words() {
-    // c = s L / 2^k < 1 as the 64-bit fraction M = s L 2^(64-k); c/j = (floor(M/j) + (M mod j)/j) 2^-64.
-    if (m_log2_t < 0 || m_s * m_block >= m_t) return;
-    const u128 M = u128(m_s * m_block) << (64 - m_log2_t);
-    for (std::uint64_t j = 1; j < kWords; ++j) {
-      m_words[j] = std::uint64_t(M / j);
-      m_rems[j] = std::uint64_t(M % j);
-    }
-    m_has_words = true;
+  // L: the power of two nearest to 1/(2 gamma) = t/(2s) in ratio (gamma L in (0.35, 0.71]), so U
+  // is drawn from log2(L) bits without rejection; 1 when gamma > 1/2 (s = 0 is rejected).
+  static std::uint64_t block_size(std::uint64_t s, std::uint64_t t) {
+    const std::uint64_t q = s == 0 ? 1 : t / s / 2;
+    if (q <= 1) return 1;
+    const std::uint64_t low = std::bit_floor(q);
+    const long double half = static_cast<long double>(t) / (2 * static_cast<long double>(s));
+    return 2 * static_cast<long double>(low) * static_cast<long double>(low) < half * half ? 2 * low : low;
   }
 
   using u128 = detail::u128;
-  static constexpr std::uint64_t kWords = 8;
 
   std::uint64_t m_s, m_t;
-  std::uint64_t m_block = m_s == 0 ? 1 : std::max<std::uint64_t>(1, m_t / m_s / 2);  // s = 0 is rejected
+  std::uint64_t m_block = block_size(m_s, m_t);
   int m_log2_t = std::has_single_bit(m_t) && m_t <= (std::uint64_t(1) << 63) ? int(std::countr_zero(m_t)) : -1;
-  std::array<std::uint64_t, kWords> m_words{}, m_rems{};
-  bool m_has_words = false;
 };
 
 /// Exact categorical sampling in O(1) per draw (Walker's alias method in integer arithmetic).
