@@ -1,7 +1,8 @@
 // Goodness-of-fit oracles for sampler tests: Pearson's chi-square with its exact p-value
 // (regularized upper incomplete gamma) and its z-score, binned against an exact CDF; the
 // one-sample Kolmogorov-Smirnov statistic with its asymptotic p-value; and, for the mechanisms
-// that add noise on a grid, their noise in grid steps and a Monte Carlo estimate of their loss.
+// that add noise on a grid, their noise in grid steps and a Monte Carlo estimate of their loss;
+// Bernstein's radius for Monte Carlo means of bounded losses.
 // Generic over the mechanism, prior and generator types (no library header needed).
 #pragma once
 
@@ -118,6 +119,28 @@ auto cdf_from_pmf(Pmf pmf, std::int64_t reach) {
   };
 }
 
+/// Edges of `bins` cells of `width` integer steps centred on 0 (for binned_chi_square(); the two
+/// tails beyond them are cells too).
+inline std::vector<std::int64_t> centred_edges(std::int64_t width, int bins) {
+  const std::int64_t half = width * bins / 2;
+  std::vector<std::int64_t> e;
+  for (int k = 0; k <= bins; ++k) e.push_back(-half - 1 + k * width);
+  return e;
+}
+
+/// Pearson's chi-square of `n` draws of a categorical sampler (`draw()` returns an index in
+/// [0, probs.size())) against the exact probabilities `probs`.
+template <typename Draw>
+ChiSquare categorical_chi_square(const std::vector<double>& probs, long long n, Draw draw) {
+  std::vector<long long> observed(probs.size(), 0);
+  for (long long t = 0; t < n; ++t) {
+    const auto i = static_cast<std::size_t>(draw());
+    if (i >= observed.size()) throw std::out_of_range("categorical_chi_square: draw out of range");
+    ++observed[i];
+  }
+  return chi_square(observed, probs);
+}
+
 struct KolmogorovSmirnov {
   double statistic;
   double p_value;
@@ -165,6 +188,18 @@ bool batch_matches_single(const M& m, const std::vector<double>& in, Gen gen) {
   for (std::size_t i = 0; i < in.size(); ++i)
     if (out[i] != m.sample(in[i], single)) return false;
   return true;
+}
+
+/// Bernstein's inequality as a test radius: for the mean of n independent draws of a variable
+/// with variance `variance` whose values span at most `range` (so |X - E X| <= range), the
+/// deviation t with \f$\Pr[|\bar X - E X| \ge t] \le \delta\f$, i.e. the root of
+/// \f$n t^2 = L (2\sigma^2 + 2 R t / 3)\f$, \f$L = \ln(2/\delta)\f$. Unlike a z-score it holds
+/// without the central limit theorem, so rare outcomes with a large loss (probability e^-eps
+/// at large eps) cannot make a correct sampler fail.
+inline double bernstein_radius(double variance, double range, long long n, double delta) {
+  if (n <= 0) throw std::invalid_argument("bernstein_radius: n must be positive");
+  const double L = std::log(2 / delta), a = range * L / 3;
+  return (a + std::sqrt(a * a + 2 * double(n) * variance * L)) / double(n);
 }
 
 struct MonteCarlo {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/sampling.hpp"
@@ -68,12 +69,15 @@ Vector<Scalar> debiased_rr_outputs(const Vector<Scalar>& labels, double eps) {
 /// \endcode
 template <typename Scalar = double>
 FiniteMechanism<Scalar> debiased_randomized_response(const Vector<Scalar>& labels, double eps) {
-  Vector<Scalar> phi = debiased_rr_outputs(labels, eps);
+  Vector<Scalar> phi = debiased_rr_outputs(labels, eps);  // validates eps and the labels
+  const double table_eps = table_epsilon(eps);            // beyond 700 the table is computed at 700
   const Index k = labels.size();
-  Matrix<Scalar> P(k, k);
-  const double denom = std::exp(eps) + double(k - 1);
-  P.setConstant(Scalar(1 / denom));
-  for (Index i = 0; i < k; ++i) P(i, i) = Scalar(std::exp(eps) / denom);
+  const double e = std::exp(table_eps), denom = e + double(k - 1);
+  Matrix<Scalar> P = Matrix<Scalar>::Constant(k, k, Scalar(1 / denom));
+  for (Index i = 0; i < k; ++i) P(i, i) = Scalar(e / denom);
+  // The two rounded quotients may be e^eps apart plus roundoff: eps-DP exactly as stored (and as
+  // the alias table realizes it), as randomized_response().
+  cap_to_epsilon(P, table_eps);
   return FiniteMechanism<Scalar>(labels, std::move(phi), std::move(P));
 }
 
@@ -163,11 +167,14 @@ class UnbiasedRandomizedRounding {
     return p;
   }
 
-  /// Index of the rounded point, drawn exactly.
+  /// Index of the rounded point, drawn exactly. One coin (one 64-bit word, a second only on a
+  /// tie of probability 2^-64) for every v, also on a point (a coin of probability 0), so the
+  /// work does not tell whether the value was a point.
   template <std::uniform_random_bit_generator G>
   Index sample_index(Scalar v, G& gen) const {
     const auto [lo, up] = bracket(v);
-    return (up > 0 && bernoulli(up, gen)) ? lo + 1 : lo;
+    const bool coin = bernoulli(up, gen);
+    return coin ? lo + 1 : lo;
   }
 
   /// The rounded point, drawn exactly.
