@@ -115,8 +115,9 @@ std::string finite_json(const BaselineArgs& a, const labeldp::FinitePrior<double
   const labeldp::FiniteMechanism<double> m(raw.inputs(), raw.outputs(), std::move(P));
   std::string s = labeldp::detail::baseline_json_head(a.kind.c_str(), a.eps, a.lo, a.hi, true);
   if (a.kind == "rr-with-prior") s += ",\"top_k\":" + std::to_string(m.num_outputs());
-  s += ",\"expected_loss\":" + labeldp::json_number(m.expected_loss(prior)) + "," +
-       labeldp::io::mechanism_json_fields(m) + "}";
+  const double expected = m.expected_loss(prior);
+  labeldp::cli::require_finite_result(expected, a.prior + ": the expected squared loss");
+  s += ",\"expected_loss\":" + labeldp::json_number(expected) + "," + labeldp::io::mechanism_json_fields(m) + "}";
   return s;
 }
 
@@ -124,6 +125,7 @@ std::string build(const BaselineArgs& a) {
   std::optional<labeldp::FinitePrior<double>> prior;
   if (!a.prior.empty()) prior = labeldp::io::read_prior_csv(a.prior);
   if (needs_prior(a.kind)) {
+    labeldp::cli::check_finite_baseline_size(a.kind, prior->size(), a.prior + ": '--kind " + a.kind + "'");
     check_prior_in_range(a, *prior);
     return finite_json(a, *prior);
   }
@@ -140,7 +142,9 @@ std::string build(const BaselineArgs& a) {
   std::string s = m.to_json();
   if (prior) {
     s.pop_back();  // the closing brace
-    s += ",\"expected_loss\":" + labeldp::json_number(*m.expected_loss(*prior)) + "}";
+    const double expected = *m.expected_loss(*prior);
+    labeldp::cli::require_finite_result(expected, a.prior + ": the expected squared loss");
+    s += ",\"expected_loss\":" + labeldp::json_number(expected) + "}";
   }
   return s;
 }
@@ -165,7 +169,7 @@ void run_baseline(const BaselineArgs& a) {
   const std::string text = a.json ? json + "\n" : summary(a, json);
   std::cout << text;
   std::cout.flush();
-  if (!std::cout) throw InputError("failed to write to standard output");
+  if (!std::cout) throw InputError("<stdout>: write error");
 }
 
 const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
@@ -190,7 +194,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
                    "\"delta\",\"sensitivity\",\"lo\",\"hi\",\"clip\", the kind's parameters[, \"expected_loss\"]}");
       app.footer(
           "Every kind samples exactly (no floating-point u < p): Laplace-type noise on a public grid with the "
-          "realized guarantee stated (\"realized_eps\" <= eps).");
+          "realized guarantee stated (\"realized_eps\" <= eps). Limits: rr at most 2048 prior values, rr-with-prior "
+          "262144 (2^18).");
       app.callback([args] { run_baseline(*args); });
     }}};
 

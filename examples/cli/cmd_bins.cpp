@@ -31,15 +31,6 @@ struct BinsArgs {
   bool json = false;
 };
 
-// Poisson log loss needs labels >= 0: name the file line of the first negative value.
-void check_poisson_labels(const std::string& path) {
-  labeldp::io::for_each_column_value(path, "value", [&](double v, std::size_t line) {
-    if (v < 0)
-      throw InputError(path + ":" + std::to_string(line) + ": value " + labeldp::detail::format_number(v) +
-                       " is negative: Poisson log loss needs labels >= 0");
-  });
-}
-
 template <typename Loss>
 std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior, const Loss& loss) {
   const auto sol = labeldp::solve_rr_on_bins(prior, a.eps, loss);
@@ -49,6 +40,7 @@ std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior,
                      ": all probability is on label 0: Poisson log loss needs outputs > 0, and no positive "
                      "output is optimal");
   const double expected = rr.expected_loss(prior, loss);
+  labeldp::cli::require_finite_result(expected, a.prior + ": the expected " + a.loss + " loss");
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
@@ -69,8 +61,12 @@ std::string render(const BinsArgs& a, const labeldp::FinitePrior<double>& prior,
 void run_bins(const BinsArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
   labeldp::cli::validate_loss_name(a.loss);
-  const auto prior = labeldp::io::read_prior_csv(a.prior);
-  if (a.loss == "poisson") check_poisson_labels(a.prior);
+  // Read once (a FIFO works); values the loss cannot take are refused on their line.
+  const auto prior = labeldp::cli::read_prior_for_loss(a.prior, a.loss);
+  if (prior.size() > labeldp::cli::kMaxBinsValues)
+    throw InputError(a.prior + ": " + std::to_string(prior.size()) + " prior values is more than the limit of " +
+                     std::to_string(labeldp::cli::kMaxBinsValues) +
+                     " for bins (its time grows as the square of the count)");
   const std::string text = labeldp::cli::with_loss(a.loss, [&](const auto& loss) { return render(a, prior, loss); });
   std::cout << text;
 }
@@ -88,7 +84,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       app.footer(
           "Each label is reported as its bin's output with probability e^eps/(e^eps+d-1), as each other output "
           "with probability 1/(e^eps+d-1); the bins minimize the expected loss (optimal among all eps-DP "
-          "mechanisms, Theorem 5).");
+          "mechanisms, Theorem 5). Limits: at most 65536 prior values (time grows as their square); with squared loss "
+          "values up to 1e150 in magnitude.");
       app.callback([args] { run_bins(*args); });
     }}};
 

@@ -43,6 +43,8 @@ void run_interval(const IntervalArgs& a) {
     mse = choice.expected_mse;
   }
   const auto best = labeldp::optimal_interval(prior, a.eps, zeta);
+  if (a.choose_zeta) labeldp::cli::require_finite_result(mse, a.hist + ": the expected noisy-label MSE");
+  labeldp::cli::require_finite_result(best.a2 - best.a1 + 2 * zeta, a.hist + ": the interval's width plus 2 zeta");
   // The output grid of the sampler (what `privatize --mechanism` applies): --granularity, or the
   // largest power of two giving at least 2^16 grid points on [A1 - zeta, A2 + zeta].
   double g = a.granularity;
@@ -93,7 +95,8 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
                    "numbers with 17 significant digits");
       app.footer(
           "objective = F(A1,A2) = 2Z/(2Z + e^-E (A2-A1)) * (prior mass of [A1,A2]) (Lemma 3.3), maximized "
-          "exactly over all A1 <= A2. Ties: smallest A2, then the shortest interval.");
+          "exactly over all A1 <= A2. Ties: smallest A2, then the shortest interval. Limits: at most 4194304 (2^22) "
+          "histogram cells, lines up to 16 MiB.");
       app.callback([args] { run_interval(*args); });
     }}};
 

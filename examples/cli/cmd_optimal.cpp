@@ -41,22 +41,21 @@ struct OptimalArgs {
   bool json = false;
 };
 
-// Poisson log loss needs labels >= 0 and outputs > 0: name the file line of the first offender.
-void check_poisson_files(const OptimalArgs& a) {
-  labeldp::io::for_each_column_value(a.prior, "value", [&](double v, std::size_t line) {
-    if (v < 0)
-      throw InputError(a.prior + ":" + std::to_string(line) + ": value " + labeldp::detail::format_number(v) +
-                       " is negative: Poisson log loss needs labels >= 0");
+// The outputs file, read once (a FIFO works): values the loss cannot take are refused on their
+// line (poisson: outputs > 0; squared: magnitude up to 1e150).
+labeldp::Vector<double> read_outputs(const std::string& path, const std::string& loss) {
+  std::vector<double> values;
+  labeldp::io::for_each_column_value(path, "output", [&](double v, std::size_t line) {
+    const std::string where = path + ":" + std::to_string(line) + ": output " + labeldp::detail::format_number(v);
+    if (loss == "poisson" && !(v > 0)) throw InputError(where + " is not positive: Poisson log loss needs outputs > 0");
+    if (loss == "squared" && std::abs(v) > labeldp::cli::kMaxSquaredLossMagnitude)
+      throw InputError(where +
+                       " is beyond 1e150 in magnitude (the limit with squared loss: its square would overflow)");
+    if (values.size() >= labeldp::io::kMaxCsvRows)
+      throw InputError(path + ":" + std::to_string(line) + ": more than " + std::to_string(labeldp::io::kMaxCsvRows) +
+                       " outputs (the reader's limit)");
+    values.push_back(v);
   });
-  labeldp::io::for_each_column_value(a.outputs, "output", [&](double v, std::size_t line) {
-    if (!(v > 0))
-      throw InputError(a.outputs + ":" + std::to_string(line) + ": output " + labeldp::detail::format_number(v) +
-                       " is not positive: Poisson log loss needs outputs > 0");
-  });
-}
-
-labeldp::Vector<double> read_outputs(const std::string& path) {
-  const std::vector<double> values = labeldp::io::read_column_csv(path, "output");
   if (values.empty()) throw InputError(path + ":2: no output values: at least one row is required");
   labeldp::Vector<double> out(Index(values.size()));
   for (std::size_t i = 0; i < values.size(); ++i) out[Index(i)] = values[i];
@@ -70,6 +69,7 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
   options.column_generation.time_limit = a.time_limit;
   const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, options, loss);
   const bool optimal = r.status == labeldp::optim::SolveStatus::Optimal;
+  labeldp::cli::require_finite_result(double(r.expected_loss), a.prior + ": the expected " + a.loss + " loss");
   // A limit reached (or a certificate roundoff kept above the tolerance) after a feasible
   // mechanism was found still answers with that mechanism and its certified gap.
   if (!optimal && r.mechanism.num_outputs() == 0)
@@ -113,9 +113,8 @@ void run_optimal(const OptimalArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
   labeldp::cli::validate_time_limit(a.time_limit);
   labeldp::cli::validate_loss_name(a.loss);
-  const auto prior = labeldp::io::read_prior_csv(a.prior);
-  const auto outputs = read_outputs(a.outputs);
-  if (a.loss == "poisson") check_poisson_files(a);
+  const auto prior = labeldp::cli::read_prior_for_loss(a.prior, a.loss);
+  const auto outputs = read_outputs(a.outputs, a.loss);
   const std::string text =
       labeldp::cli::with_loss(a.loss, [&](const auto& loss) { return render(a, prior, outputs, loss); });
   std::cout << text;
@@ -138,7 +137,10 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
                    "\"probabilities\"}, numbers with 17 significant digits; only outputs with positive probability");
       app.footer(
           "Solves LP (2) of Ghazi et al. (2023) exactly by column generation over staircase columns; the "
-          "expected loss is sum_y p(y) sum_o P[y][o] loss(o, y).");
+          "expected loss is sum_y p(y) sum_o P[y][o] loss(o, y). Limits: at most 1024 prior values and 1048576 (2^20) "
+          "(value, distinct output) pairs (time grows about as the cube of the values); with squared loss values and "
+          "outputs up to 1e150 in magnitude. Below eps 1e-12 the answer is the best constant output (optimal within "
+          "a relative eps, certified).");
       app.callback([args] { run_optimal(*args); });
     }}};
 

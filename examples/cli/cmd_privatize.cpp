@@ -59,6 +59,7 @@
 #include "labeldp/mechanisms/rpwithprior.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 #include "labeldp/mechanisms/two_stage.hpp"
+#include "labeldp/mechanisms/unbiased_options.hpp"
 #include "labeldp/mechanisms/unbiased_randomizer.hpp"
 #include "labeldp/prior/budget.hpp"
 #include "labeldp/prior/discretize.hpp"
@@ -513,6 +514,17 @@ void run_two_stage(const Options& o, const Loss& loss) {
         "or a public '--prior FILE'");
   }
   const Index k = disc->size();
+  // Support sizes the mechanism's construction cannot take in bounded time, refused before any
+  // label is read (bins: quadratic; unbiased: UnbiasedOptions::max_labels).
+  if (method == "bins" && k > labeldp::cli::kMaxBinsValues)
+    throw InputError("'--method bins' takes at most " + std::to_string(labeldp::cli::kMaxBinsValues) +
+                     " support points (its time grows as their square), got " + std::to_string(k));
+  if (method == "rr" || method == "rr-with-prior")
+    labeldp::cli::check_finite_baseline_size(method, k, "'--method " + method + "'");
+  if (method == "unbiased" && k > labeldp::UnbiasedOptions{}.max_labels)
+    throw InputError("'--method unbiased' takes at most " + std::to_string(labeldp::UnbiasedOptions{}.max_labels) +
+                     " support points (UnbiasedOptions::max_labels: its time grows fast with them), got " +
+                     std::to_string(k));
   for (Index i = 0; i < k; ++i) {
     try {
       loss.validate_label(disc->support()[i]);
@@ -767,7 +779,11 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
           "constant memory (to standard output the result is spooled to an anonymous temporary file, as large as "
           "the output, and copied when the last row is done, so bad input leaves stdout empty). Output: the input "
           "CSV with the label column replaced (other fields and the header byte for byte, LF line ends), or one "
-          "noisy label per line, in input order, 17 significant digits.");
+          "noisy label per line, in input order, 17 significant digits. Limits: support points at most 10^7 for a "
+          "grid, "
+          "4194304 (2^22) for a file, 65536 with --method bins, 256 with unbiased, 2048 with rr, 262144 with "
+          "rr-with-prior; lines up to 16 MiB; "
+          "mechanism files up to 32 MiB.");
       app.callback([o] { run(*o); });
     }}};
 

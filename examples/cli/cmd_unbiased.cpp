@@ -32,7 +32,7 @@ using labeldp::cli::InputError;
 struct UnbiasedArgs {
   std::string prior;
   double eps = 0;
-  long long grid = 0;
+  std::string grid;  // parsed by parse_count(): "1e6" is accepted
   bool continuous = false;
   double max_bias = 0;
   double time_limit = std::numeric_limits<double>::infinity();
@@ -42,15 +42,15 @@ struct UnbiasedArgs {
 void run_unbiased(const UnbiasedArgs& a) {
   labeldp::validate_epsilon(a.eps, "--eps");
   labeldp::validate_finite_nonnegative("--max-bias", a.max_bias);
-  if (a.continuous == (a.grid != 0)) throw InputError("exactly one of '--grid N' and '--continuous' is required");
-  if (!a.continuous && a.grid < 2) labeldp::detail::fail_parameter("--grid", "must be an integer >= 2", double(a.grid));
+  if (a.continuous == !a.grid.empty()) throw InputError("exactly one of '--grid N' and '--continuous' is required");
+  const long long grid = a.continuous ? 0 : labeldp::cli::parse_count("--grid", a.grid, 2);
   labeldp::cli::validate_time_limit(a.time_limit);
-  const auto prior = labeldp::io::read_prior_csv(a.prior);
+  const auto prior = labeldp::cli::read_prior_for_loss(a.prior, "squared");
   labeldp::UnbiasedOptions options;
   options.max_bias = a.max_bias;
   options.time_limit = a.time_limit;
   const auto r = a.continuous ? labeldp::optimal_unbiased_continuous(prior, a.eps, options)
-                              : labeldp::optimal_unbiased_grid(prior, a.eps, Index(a.grid), options);
+                              : labeldp::optimal_unbiased_grid(prior, a.eps, Index(grid), options);
   // A limit reached (or a certificate roundoff kept above 1e-9) after a feasible mechanism was
   // found still answers: the library returns that mechanism with its certified gap.
   if (!r.optimal() && r.mechanism.num_outputs() == 0)
@@ -58,6 +58,9 @@ void run_unbiased(const UnbiasedArgs& a) {
                              " (eps " + labeldp::detail::format_number(a.eps) +
                              ") before a feasible mechanism was found");
   const double lower_bound = double(r.lower_bound), gap = double(r.gap);
+  labeldp::cli::require_finite_result(double(r.expected_loss), a.prior + ": the expected squared loss");
+  for (Index j = 0; j < r.mechanism.num_outputs(); ++j)
+    labeldp::cli::require_finite_result(double(r.mechanism.outputs()[j]), a.prior + ": an output");
   if (!r.optimal())
     std::cerr << "labeldp: warning: " << labeldp::optim::to_string(r.status)
               << " reached: the mechanism is eps-DP and feasible but not certified optimal; its expected loss is "
@@ -75,7 +78,7 @@ void run_unbiased(const UnbiasedArgs& a) {
         << "}\n";
   } else {
     out << "optimal " << (a.max_bias > 0 ? "bias-bounded" : "unbiased") << " randomizer (eps " << json_number(a.eps)
-        << ", " << (a.continuous ? std::string("continuous outputs") : "grid of " + std::to_string(a.grid))
+        << ", " << (a.continuous ? std::string("continuous outputs") : "grid of " + std::to_string(grid))
         << "): " << r.mechanism.num_outputs() << " outputs, expected squared loss " << json_number(r.expected_loss)
         << ", max bias " << json_number(r.max_bias) << "\n";
     out << "status " << labeldp::optim::to_string(r.status);
@@ -96,8 +99,10 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
       auto args = std::make_shared<UnbiasedArgs>();
       labeldp::cli::add_prior_option(app, args->prior);
       labeldp::cli::add_eps_option(app, args->eps);
-      auto* grid = app.add_option("--grid", args->grid,
-                                  "outputs restricted to the N-point FeasibleOutputSet grid (Alg. 2), N >= 2");
+      auto* grid = app.add_option(
+          "--grid", args->grid,
+          "outputs restricted to the N-point FeasibleOutputSet grid (Alg. 2), N >= 2 (at most 262144 / the number "
+          "of prior values)");
       auto* cont = app.add_flag("--continuous", args->continuous, "outputs anywhere on the real line (exact optimum)");
       grid->excludes(cont);
       cont->excludes(grid);
@@ -110,7 +115,9 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
           "expected_loss is sum_y p(y) E[(M(y)-y)^2]; lower_bound is a certified lower bound on the optimum "
           "(weak duality) and gap = (expected_loss - lower_bound) / expected_loss, <= 1e-9 when status is "
           "optimal; max_bias is the achieved max_y |E[M(y)] - y|. Only outputs with positive probability are "
-          "listed.");
+          "listed. Limits: at most 256 prior values, and with --grid N at most 262144 (2^18) (value, grid point) "
+          "pairs (time grows fast with both); values up to 1e150 in magnitude; an eps so small that the outputs "
+          "(about k * range / eps) overflow is refused.");
       app.callback([args] { run_unbiased(*args); });
     }}};
 

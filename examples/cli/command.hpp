@@ -110,11 +110,78 @@ inline std::uint64_t parse_seed(const std::string& text) {
   return v;
 }
 
+/// Largest label magnitude the squared-loss commands accept (1e150): beyond, a squared
+/// difference of two labels overflows a double (contract, "Common rules", limits).
+inline constexpr double kMaxSquaredLossMagnitude = 1e150;
+
+/// The most prior values `bins` and `privatize --method bins` accept (2^16): the RR-on-Bins
+/// solve takes time quadratic in the count (100,000 values: 5 s; 1,000,000: over a minute).
+inline constexpr labeldp::Index kMaxBinsValues = 65536;
+
+/// The most values k-ary randomized response (`--kind rr`, `--method rr`) takes (2^11): its
+/// table is k x k (1,000 values: 1 s; 4,000: 18 s and 640 MB; 10,000 ran out of 2 GB).
+inline constexpr labeldp::Index kMaxRRValues = 2048;
+
+/// The most values RRWithPrior (`rr-with-prior`) takes (2^18): 10^6 took 9 s and 410 MB, 10^7
+/// ran out of 2 GB.
+inline constexpr labeldp::Index kMaxRRWithPriorValues = labeldp::Index(1) << 18;
+
+/// Refuses a support of `k` values beyond the limit of the finite baseline `kind` (rr,
+/// rr-with-prior); `what` names it in the message ("'--kind rr'").
+inline void check_finite_baseline_size(const std::string& kind, labeldp::Index k, const std::string& what) {
+  const labeldp::Index limit = kind == "rr" ? kMaxRRValues : kind == "rr-with-prior" ? kMaxRRWithPriorValues : k;
+  if (k > limit)
+    throw InputError(what + " takes at most " + std::to_string(limit) + " values (" +
+                     (kind == "rr" ? "its table is k x k" : "its time and memory grow with them") + "), got " +
+                     std::to_string(k));
+}
+
+/// Reads the prior file `path` once (a FIFO works), refusing on their line the values the loss
+/// named `loss` cannot take: negative ones for poisson, beyond kMaxSquaredLossMagnitude for
+/// squared.
+inline labeldp::FinitePrior<double> read_prior_for_loss(const std::string& path, const std::string& loss) {
+  labeldp::io::CsvReader reader(path);
+  return labeldp::io::read_prior_csv(reader, [&](double v, const labeldp::io::CsvReader& r) {
+    if (loss == "poisson" && v < 0)
+      r.fail("value " + labeldp::detail::format_number(v) + " is negative: Poisson log loss needs labels >= 0");
+    if (loss == "squared" && std::abs(v) > kMaxSquaredLossMagnitude)
+      r.fail("value " + labeldp::detail::format_number(v) +
+             " is beyond 1e150 in magnitude (the limit with squared loss: its square would overflow); rescale the "
+             "labels");
+  });
+}
+
+/// Throws InputError "<what> is not finite (overflow): <hint>" unless `v` is finite: a result
+/// that overflowed is refused with a reason, never printed or passed to the JSON writer.
+inline void require_finite_result(double v, const std::string& what) {
+  if (!std::isfinite(v))
+    throw InputError(what + " overflows (" + labeldp::detail::format_number(v) +
+                     "): the labels are too large in magnitude for this eps; rescale them");
+}
+
+/// Parses a count option such as `--grid N`: an integer, also written in exponent form
+/// ("1e6"), at least `min`. Values beyond 2^53 are refused here; the callee names its own limit.
+inline long long parse_count(const std::string& flag, const std::string& text, long long min) {
+  const auto v = labeldp::io::parse_double(text);
+  if (!v || !std::isfinite(*v) || *v != std::floor(*v))
+    throw InputError("'" + flag + "' must be an integer, got '" + text + "'");
+  if (*v < double(min))
+    throw InputError("'" + flag + "' must be at least " + std::to_string(min) + ", got '" + text + "'");
+  if (*v > 9007199254740992.0) throw InputError("'" + flag + "' " + text + " is beyond any limit (at most 2^53)");
+  return static_cast<long long>(*v);
+}
+
 /// Reads a public support file: CSV with header `value`, one finite value per row, no duplicates
-/// (named with both lines; found by sorting, O(k log k)). Values are returned in file order.
+/// (named with both lines; found by sorting, O(k log k)), at most io::kMaxCsvRows values. Values are returned in file
+/// order.
 inline std::vector<double> read_support(const std::string& path) {
   std::vector<std::pair<double, std::size_t>> rows;
-  labeldp::io::for_each_column_value(path, "value", [&](double v, std::size_t line) { rows.emplace_back(v, line); });
+  labeldp::io::for_each_column_value(path, "value", [&](double v, std::size_t line) {
+    if (rows.size() >= labeldp::io::kMaxCsvRows)
+      throw InputError(path + ":" + std::to_string(line) + ": more than " + std::to_string(labeldp::io::kMaxCsvRows) +
+                       " support values (the reader's limit)");
+    rows.emplace_back(v, line);
+  });
   if (rows.empty()) throw InputError(path + ":2: no support values after the header 'value'");
   std::vector<std::pair<double, std::size_t>> sorted = rows;
   std::sort(sorted.begin(), sorted.end());

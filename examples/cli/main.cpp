@@ -1,8 +1,11 @@
 // labeldp: command-line front end of the library (the labeldp CLI contract).
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -63,9 +66,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "labeldp: error: " << one_line(e.what()) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "labeldp: error: out of memory (the input is beyond what this machine can hold)\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cout.flush();
     std::cerr << "labeldp: error: " << one_line(e.what()) << "\n";
+    return 2;
+  }
+  // A failed write to standard output (disk full, I/O error) is an error, never a silent success
+  // (contract, "Common rules", writing): every command's output is flushed and checked here.
+  errno = 0;
+  std::cout.flush();
+  const bool stream_failed = !std::cout;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || stream_failed) {
+    const int err = errno;
+    std::cerr << "labeldp: error: <stdout>: write error" << (err ? std::string(": ") + std::strerror(err) : "") << "\n";
     return 2;
   }
   return 0;

@@ -256,5 +256,5 @@ TEST_CASE("cli baseline: a failed write to standard output is an error", "[cli][
   const int raw = std::system(cmd.c_str());
   CHECK(WIFEXITED(raw));
   CHECK(WEXITSTATUS(raw) == 2);
-  CHECK_THAT(slurp(err), StartsWith("labeldp: error: failed to write to standard output"));
+  CHECK_THAT(slurp(err), StartsWith("labeldp: error: <stdout>: write error"));
 }

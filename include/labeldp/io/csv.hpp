@@ -323,13 +323,28 @@ inline std::vector<double> read_column_csv(const std::string& path, const std::s
   return values;
 }
 
+/// The most rows read_prior_csv() and read_histogram_csv() accept (2^22 = 4,194,304 prior values
+/// or histogram cells): one more is refused naming this limit, so a hostile file cannot grow the
+/// reader's arrays (24-32 bytes a row) past about 130 MB (contract, "Common rules", limits).
+inline constexpr std::size_t kMaxCsvRows = std::size_t(1) << 22;
+
+namespace detail {
+inline void check_row_limit(const CsvReader& reader, std::size_t rows, const char* what) {
+  if (rows >= kMaxCsvRows)
+    reader.fail("more than " + std::to_string(kMaxCsvRows) + " " + what + " (the reader's limit)");
+}
+}  // namespace detail
+
 /// Reads a prior file from `reader` (contract: header `value,prob` or `value,count`, one row per distinct
 /// value, in any order). `prob` must sum to 1 within 1e-9 (relative); counts are normalized.
+/// `check_value(value, reader)` is called on every value as it is read (e.g. to refuse a label
+/// a loss cannot take, with reader.fail() naming the line), so a FIFO is read only once.
 /// \throws std::invalid_argument "path:line: message naming the value" for a missing or
 ///         unreadable file, an empty file, a bad header, a wrong number of fields, a non-numeric
 ///         or non-finite field, a negative weight, a duplicate value (naming both lines), no data
-///         row, all weights 0, or probabilities not summing to 1.
-inline FinitePrior<double> read_prior_csv(CsvReader& reader) {
+///         row, all weights 0, probabilities not summing to 1, or more than kMaxCsvRows rows.
+template <typename Check>
+FinitePrior<double> read_prior_csv(CsvReader& reader, Check&& check_value) {
   const std::string& path = reader.name();
   std::vector<std::string> fields;
   if (!reader.next(fields))
@@ -344,9 +359,11 @@ inline FinitePrior<double> read_prior_csv(CsvReader& reader) {
     if (fields.size() != 2)
       reader.fail("expected 2 fields (value," + std::string(counts ? "count" : "prob") + "), got " +
                   std::to_string(fields.size()) + " ('" + detail::join_fields(fields) + "')");
+    detail::check_row_limit(reader, values.size(), "prior values");
     const double v = reader.parse_finite(fields[0], "value");
     const double w = reader.parse_finite(fields[1], weight_name);
     if (w < 0) reader.fail(std::string(weight_name) + " " + fields[1] + " is negative");
+    check_value(v, static_cast<const CsvReader&>(reader));
     values.push_back(v);
     weights.push_back(w);
     lines.push_back(reader.line());
@@ -376,6 +393,11 @@ inline FinitePrior<double> read_prior_csv(CsvReader& reader) {
   return FinitePrior<double>::from_weights(values, weights);
 }
 
+/// read_prior_csv() without a value check.
+inline FinitePrior<double> read_prior_csv(CsvReader& reader) {
+  return read_prior_csv(reader, [](double, const CsvReader&) {});
+}
+
 /// read_prior_csv() of the file `path`.
 inline FinitePrior<double> read_prior_csv(const std::string& path) {
   CsvReader reader(path);
@@ -394,7 +416,7 @@ inline FinitePrior<double> read_prior_csv(std::istream& in, const std::string& n
 /// \throws std::invalid_argument "name:line: message naming the value" for an unreadable or
 ///         empty file, a bad header, a wrong number of fields, a non-numeric or non-finite
 ///         field, lo >= hi, a negative mass, overlapping, unsorted or non-contiguous rows, no
-///         data row, or all masses 0.
+///         data row, all masses 0, or more than kMaxCsvRows rows.
 inline HistogramPrior<double> read_histogram_csv(CsvReader& reader) {
   const std::string& name = reader.name();
   std::vector<std::string> fields;
@@ -407,6 +429,7 @@ inline HistogramPrior<double> read_histogram_csv(CsvReader& reader) {
     if (fields.size() != 3)
       reader.fail("expected 3 fields (lo,hi,mass), got " + std::to_string(fields.size()) + ": '" +
                   detail::join_fields(fields) + "'");
+    detail::check_row_limit(reader, lo.size(), "histogram cells");
     const double a = reader.parse_finite(fields[0], "lo");
     const double b = reader.parse_finite(fields[1], "hi");
     const double w = reader.parse_finite(fields[2], "mass");

@@ -48,6 +48,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     }
     return detail::trivial_unbiased(prior);
   }
+  detail::check_unbiased_size(options, prior.size(), 0);
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
   const Index k = P.num_labels();
   const double lo = (options.output_lower - P.shift) / P.scale;

@@ -44,6 +44,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   validate_epsilon(eps);
   eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (outputs.size() == 0) throw std::invalid_argument("'outputs' must not be empty");
+  if (prior.size() > 1) detail::check_unbiased_size(options, prior.size(), double(outputs.size()));
   for (Index j = 0; j < outputs.size(); ++j) {
     validate_finite("outputs", double(outputs[j]));
     if (j > 0 && !(outputs[j] > outputs[j - 1]))
@@ -76,7 +77,11 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
       loss_values(i, j) = double(loss(outputs[j], prior.value(i))) / cost_unit;
       weighted(i, j) = P.probs[i] * loss_values(i, j);
     }
-  if (!loss_values.allFinite()) throw std::invalid_argument("the loss is not finite on some (output, label) pair");
+  if (!loss_values.allFinite())
+    throw std::invalid_argument("the loss overflows at some (output, label) pair, outputs reaching " +
+                                detail::format_number(std::max(std::abs(original.front()), std::abs(original.back()))) +
+                                ": eps " + detail::format_number(eps) +
+                                " is too small (or the labels too large) for an unbiased randomizer on these outputs");
 
   // Two-label dbRR interval (proof of Prop. 7): the two-point mechanism on the extreme outputs
   // is eps-DP iff they bracket it.
@@ -284,7 +289,10 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_on
 
 /// Alg. 2 then Alg. 1: the optimal unbiased (or bias-bounded) randomizer on the `grid_size`-point
 /// FeasibleOutputSet grid. Feasible by Proposition 7. Same result and errors as
-/// optimal_unbiased_on_outputs(), plus `grid_size` < 2 is rejected. A one-value prior yields
+/// optimal_unbiased_on_outputs(), plus `grid_size` < 2 is rejected, and so are more than
+/// UnbiasedOptions::max_labels values or max_cells (value, grid point) pairs before the grid
+/// is allocated, and an eps so small that the grid's ends overflow. Grid points that round to
+/// the same double (subnormal labels) are merged. A one-value prior yields
 /// the trivial mechanism (the label itself with probability 1).
 ///
 /// \code{.cpp}
@@ -300,7 +308,18 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_gr
   eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
   if (prior.size() == 1) return detail::trivial_unbiased(prior);
-  return optimal_unbiased_on_outputs(prior, eps, feasible_output_set(prior, eps, grid_size), options, loss);
+  detail::check_unbiased_size(options, prior.size(), double(grid_size));  // before the grid is allocated
+  Vector<Scalar> grid = feasible_output_set(prior, eps, grid_size);
+  // Outputs of magnitude about k (label range) / eps: at a tiny eps or huge labels they overflow.
+  if (!std::isfinite(double(grid[0])) || !std::isfinite(double(grid[grid.size() - 1])))
+    detail::refuse_unbiased_overflow(eps);
+  // [L, U] may hold fewer than n doubles (subnormal labels): repeated points are dropped, the
+  // endpoints kept (Proposition 7 needs only those).
+  Index m = 1;
+  for (Index i = 1; i < grid.size(); ++i)
+    if (grid[i] > grid[m - 1]) grid[m++] = grid[i];
+  grid.conservativeResize(m);
+  return optimal_unbiased_on_outputs(prior, eps, grid, options, loss);
 }
 
 /// The slow reference: Alg. 1 exactly as printed (variables \f$M_{y \to i}\f$, pairwise privacy

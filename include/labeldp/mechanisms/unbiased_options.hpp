@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/types.hpp"
@@ -100,6 +102,14 @@ struct UnbiasedOptions {
   /// Default ContinuousMethod::Automatic: the interior-point method over interval patterns
   /// whenever it applies, column generation otherwise or as its fallback. Continuous solver only.
   ContinuousMethod continuous_method = ContinuousMethod::Automatic;
+  /// Default 256 (>= 1). The most prior values a solve accepts: more are refused before anything
+  /// is allocated (time grows faster than the square of the count: 256 values take about 1 s
+  /// continuous and 4 s on a 1,000-point grid, 1,000 values 26-33 s, 10,000 ran out of 2 GB).
+  Index max_labels = 256;
+  /// Default 2^18 = 262,144 (>= 1). On a finite output set (optimal_unbiased_on_outputs(),
+  /// optimal_unbiased_grid()): the most (prior value, output) pairs accepted, refused before the
+  /// grid is allocated (3 values x 1,000,000 grid points take 0.8 s, 256 x 100,000 did not end).
+  Index max_cells = Index(1) << 18;
 
   /// Checks every field (and `simplex`) against the rule in its comment.
   /// \throws std::invalid_argument naming the first bad field, the rule and the value, e.g.
@@ -123,12 +133,35 @@ struct UnbiasedOptions {
     optim::validate_time_limit("time_limit", time_limit);
     validate_finite_nonnegative("gap_tolerance", gap_tolerance);
     simplex.check("simplex.");
+    if (max_labels < 1) detail::fail_parameter("max_labels", "must be at least 1", double(max_labels));
+    if (max_cells < 1) detail::fail_parameter("max_cells", "must be at least 1", double(max_cells));
     if (continuous_method != ContinuousMethod::Automatic && continuous_method != ContinuousMethod::InteriorPoint &&
         continuous_method != ContinuousMethod::ColumnGeneration)
       detail::fail_parameter("continuous_method", "must be Automatic, InteriorPoint or ColumnGeneration",
                              double(static_cast<int>(continuous_method)));
   }
 };
+
+namespace detail {
+/// Refuses a solve over `labels` prior values and `outputs` outputs (0: continuous) beyond the
+/// limits of `options` (UnbiasedOptions::max_labels, max_cells), naming the limit.
+inline void check_unbiased_size(const UnbiasedOptions& options, Index labels, double outputs) {
+  if (labels > options.max_labels)
+    throw std::invalid_argument("the unbiased randomizer takes at most " + std::to_string(options.max_labels) +
+                                " prior values (UnbiasedOptions::max_labels), got " + std::to_string(labels));
+  if (double(labels) * outputs > double(options.max_cells))
+    throw std::invalid_argument("the unbiased randomizer takes at most " + std::to_string(options.max_cells) +
+                                " (prior value, output) pairs (UnbiasedOptions::max_cells), got " +
+                                std::to_string(labels) + " values x " + detail::format_number(outputs) + " outputs");
+}
+
+/// Refuses an unbiased solve whose dbRR outputs (about k (label range) / eps) overflow.
+[[noreturn]] inline void refuse_unbiased_overflow(double eps) {
+  throw std::invalid_argument("eps " + detail::format_number(eps) +
+                              " is too small (or the labels too large) for an unbiased randomizer: its outputs, "
+                              "about k * (label range) / eps in magnitude, overflow a double");
+}
+}  // namespace detail
 
 /// Outcome of an unbiased-randomizer solve. `mechanism` is the optimal one when
 /// `status == optim::SolveStatus::Optimal` (certified: `gap` <= UnbiasedOptions::gap_tolerance).

@@ -32,6 +32,7 @@ UnbiasedProblem make_unbiased_problem(const FinitePrior<Scalar>& prior, double e
   const Index k = prior.size();
   const Vector<Scalar> phi = debiased_rr_outputs(prior.values(), eps);
   const double L = double(phi[0]), U = double(phi[k - 1]);
+  if (!std::isfinite(L) || !std::isfinite(U) || !std::isfinite(U - L)) refuse_unbiased_overflow(eps);
   P.shift = 0.5 * (L + U);
   P.scale = k > 1 ? 0.5 * (U - L) : 1.0;
   P.labels.resize(k);
