@@ -517,3 +517,30 @@ TEST_CASE("AtomicFileWriter: SIGTERM or SIGINT during a write leaves no temporar
     CHECK(text == "keep\n");
   }
 }
+
+TEST_CASE("read_prior_csv / read_histogram_csv: more than kMaxCsvRows rows are refused on the row past the limit",
+          "[csv][limits]") {
+  std::string prior = "value,count\n", hist = "lo,hi,mass\n";
+  for (std::size_t i = 0; i <= labeldp::io::kMaxCsvRows; ++i) {
+    prior += std::to_string(i) + ",1\n";
+    hist += std::to_string(i) + "," + std::to_string(i + 1) + ",1\n";
+  }
+  std::istringstream p(prior), h(hist);
+  CHECK_THROWS_WITH(read_prior_csv(p, "big_prior"),
+                    "big_prior:4194306: more than 4194304 prior values (the reader's limit)");
+  CHECK_THROWS_WITH(labeldp::io::read_histogram_csv(h, "big_hist"),
+                    "big_hist:4194306: more than 4194304 histogram cells (the reader's limit)");
+}
+
+TEST_CASE("read_prior_csv: the value check runs on every value as it is read, naming its line", "[csv]") {
+  std::istringstream in("value,prob\n0,0.5\n-1,0.5\n");
+  labeldp::io::CsvReader reader(in, "p.csv");
+  int calls = 0;
+  CHECK_THROWS_WITH(read_prior_csv(reader,
+                                   [&](double v, const labeldp::io::CsvReader& r) {
+                                     ++calls;
+                                     if (v < 0) r.fail("value is negative");
+                                   }),
+                    "p.csv:3: value is negative");
+  CHECK(calls == 2);
+}
