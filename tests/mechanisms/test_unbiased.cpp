@@ -690,3 +690,32 @@ TEST_CASE("Continuous polish: the active-set factorization, square (LU) and tall
     }
   }
 }
+
+TEST_CASE("unbiased: sizes beyond max_labels or max_cells are refused before the grid is allocated",
+          "[unbiased][limits]") {
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.25, 0.25, 0.5});
+  CHECK_THROWS_WITH(labeldp::optimal_unbiased_grid(prior, 1.0, Index(100000000)),
+                    Catch::Matchers::Contains("at most 262144 (prior value, output) pairs "
+                                              "(UnbiasedOptions::max_cells), got 3 values x 100000000 outputs"));
+  std::vector<double> v(257), w(257, 1.0);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = double(i);
+  const auto many = FinitePrior<>::from_weights(v, w);
+  CHECK_THROWS_WITH(labeldp::optimal_unbiased_continuous(many, 1.0),
+                    Catch::Matchers::Contains("at most 256 prior values (UnbiasedOptions::max_labels), got 257"));
+  UnbiasedOptions options;
+  options.max_cells = 0;
+  CHECK_THROWS_WITH(options.check(), Catch::Matchers::Contains("'max_cells' must be at least 1"));
+}
+
+TEST_CASE("unbiased: outputs that overflow at a tiny eps are refused; a subnormal grid is merged", "[unbiased]") {
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.25, 0.25, 0.5});
+  for (const double eps : {1e-300, 1e-310}) {
+    CHECK_THROWS_WITH(labeldp::optimal_unbiased_grid(prior, eps, 10),
+                      Catch::Matchers::Contains("too small (or the labels too large) for an unbiased randomizer"));
+    CHECK_THROWS_WITH(labeldp::optimal_unbiased_continuous(prior, eps),
+                      Catch::Matchers::Contains("too small (or the labels too large) for an unbiased randomizer"));
+  }
+  const auto sub = FinitePrior<>::from_weights({0.0, 5e-324}, {0.5, 0.5});
+  const auto r = labeldp::optimal_unbiased_grid(sub, 1.0, 10);
+  CHECK(r.mechanism.num_outputs() >= 1);
+}

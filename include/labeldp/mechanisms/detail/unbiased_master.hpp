@@ -32,7 +32,8 @@ UnbiasedProblem make_unbiased_problem(const FinitePrior<Scalar>& prior, double e
   const Index k = prior.size();
   const Vector<Scalar> phi = debiased_rr_outputs(prior.values(), eps);
   const double L = double(phi[0]), U = double(phi[k - 1]);
-  if (!std::isfinite(L) || !std::isfinite(U) || !std::isfinite(U - L)) refuse_unbiased_overflow(eps);
+  // Outputs spanning more than sqrt(DBL_MAX): their squared loss overflows.
+  if (!std::isfinite((U - L) * (U - L))) refuse_unbiased_overflow(eps);
   P.shift = 0.5 * (L + U);
   P.scale = k > 1 ? 0.5 * (U - L) : 1.0;
   P.labels.resize(k);
