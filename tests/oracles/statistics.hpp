@@ -85,6 +85,46 @@ inline ChiSquare chi_square(const std::vector<long long>& observed, const std::v
   return {stat, dof, gamma_q(dof / 2.0, stat / 2.0)};
 }
 
+/// chi_square() with every cell's expected count at least 5: cells below (rare outcomes, e.g.
+/// probability e^-eps at a large eps) are merged, smallest first, into groups of at least 5, and
+/// a remainder below 5 joins the smallest cell of at least 5 (chi_square() pools them into one
+/// cell whatever its expected count, which a single rare draw can blow up). A cell of
+/// probability 0 observed gives p_value 0. With fewer than two cells left the statistic is 0 and
+/// p_value 1.
+inline ChiSquare chi_square_grouped(const std::vector<long long>& observed, const std::vector<double>& probs) {
+  if (observed.size() != probs.size()) throw std::invalid_argument("chi_square_grouped: size mismatch");
+  long long n = 0;
+  for (long long o : observed) n += o;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    if (probs[i] == 0 && observed[i] > 0) return {INFINITY, 0, 0.0};
+    if (probs[i] > 0) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return probs[a] < probs[b]; });
+  std::vector<long long> obs;
+  std::vector<double> expect;
+  double e_acc = 0;
+  long long o_acc = 0;
+  for (std::size_t i : order) {
+    e_acc += probs[i] * double(n);
+    o_acc += observed[i];
+    if (e_acc >= 5) {
+      expect.push_back(e_acc), obs.push_back(o_acc);
+      e_acc = 0, o_acc = 0;
+    }
+  }
+  if (e_acc > 0 || o_acc > 0) {
+    if (expect.empty()) return {0, 1, 1.0};
+    expect.front() += e_acc, obs.front() += o_acc;  // the smallest group of at least 5
+  }
+  if (expect.size() < 2) return {0, 1, 1.0};
+  double stat = 0;
+  for (std::size_t c = 0; c < expect.size(); ++c)
+    stat += (double(obs[c]) - expect[c]) * (double(obs[c]) - expect[c]) / expect[c];
+  const int dof = int(expect.size()) - 1;
+  return {stat, dof, gamma_q(dof / 2.0, stat / 2.0)};
+}
+
 /// The chi-square statistic as a z-score, \f$(X^2 - dof)/\sqrt{2\,dof}\f$: the sampler tests
 /// require z < 6 of a correct sampler and z > 6 of an under-noised mutant.
 inline double chi_square_z(const ChiSquare& r) { return (r.statistic - r.dof) / std::sqrt(2.0 * r.dof); }

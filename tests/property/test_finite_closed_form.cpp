@@ -238,6 +238,17 @@ TEST_CASE("property: discrete Laplace (clipped), 600 instances", "[property][add
           f.fail("sampler's N gamma " + num(n_gamma) + " exceeds eps");
         if (!(m.realized_epsilon() <= in.eps))
           f.fail("realized_epsilon() " + num(m.realized_epsilon()) + " exceeds eps");
+        // The matrix the sampler realizes (the constant-work table when there is one), exactly.
+        const Index n = Index(grid.steps()) + 1;
+        if (auto bad =
+                exact_column_violation(n, n, in.eps, [&](Index j, Index o) { return m.realized_probability(j, o); }))
+          f.fail("the sampler's realized matrix is not eps-DP exactly: " + *bad);
+        for (Index j = 0; j < n; ++j) {
+          long double sum = 0;
+          for (Index o = 0; o < n; ++o) sum += m.realized_probability(j, o);
+          if (!(std::abs(sum - 1) <= 1e-15L)) f.fail("realized row " + std::to_string(j) + " sums to " + num(sum));
+        }
+        ++tally.outcomes[m.constant_work() ? "constant-work table" : "exact sampler"];
         ++tally.monte_carlo;
         Findings loss;
         check_expected_loss(
