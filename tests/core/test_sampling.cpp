@@ -43,10 +43,11 @@ TEST_CASE("bernoulli compares random bits with the exact binary expansion of p",
   CHECK(labeldp::bernoulli(p, h));        // tie, then 2^63 - 1 < 2^63
   CHECK_FALSE(labeldp::bernoulli(p, h));  // tie, then 2^63 == 2^63, fraction exhausted -> false
   CHECK(h.words.empty());
-  // Degenerate probabilities consume no randomness.
-  Scripted none{};
-  CHECK(labeldp::bernoulli(1.0, none));
-  CHECK_FALSE(labeldp::bernoulli(0.0, none));
+  // Degenerate probabilities draw one word too (constant work whatever p).
+  Scripted two{{0, ~std::uint64_t(0)}};
+  CHECK(labeldp::bernoulli(1.0, two));
+  CHECK_FALSE(labeldp::bernoulli(0.0, two));
+  CHECK(two.words.empty());
 }
 
 TEST_CASE("bernoulli rejects probabilities outside [0, 1]", "[sampling]") {

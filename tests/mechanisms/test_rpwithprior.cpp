@@ -17,6 +17,8 @@
 #include <span>
 #include <vector>
 
+#include "oracles/counting_random.hpp"
+
 using labeldp::HistogramPrior;
 using labeldp::Index;
 using labeldp::OutsideRule;
@@ -281,6 +283,21 @@ TEST_CASE("RPWithPrior sampled mechanism: grid-cell probabilities match the cont
       }
     }
   }
+}
+
+TEST_CASE("RPWithPrior sampler: the same generator words for every label (constant work)", "[rpwithprior]") {
+  // The coin first, then one uniform offset: two words per label inside or outside the interval,
+  // under either outside rule (a tie or a rejection, probability below 2^-40, would add one).
+  for (const OutsideRule rule : {OutsideRule::Clamp, OutsideRule::Uniform})
+    for (double eps : {0.1, 1.0, 8.0}) {
+      const RPWithPrior<> mech(0.0, 1.0, 0.2, eps, 0.1, rule);
+      for (double y : {-5.0, 0.0, 0.1, 0.43, 0.99, 1.0, 7.5}) {
+        labeldp::test::CountingRandom gen;
+        for (int s = 0; s < 500; ++s) (void)mech.sample(y, gen);
+        INFO("rule " << int(rule) << " eps " << eps << " y " << y);
+        CHECK(gen.words == 1000);
+      }
+    }
 }
 
 TEST_CASE("RPWithPrior sampler: chi-square against the exact output distribution (fixed seed)", "[rpwithprior]") {

@@ -6,6 +6,7 @@
 #include <labeldp/mechanisms/unbiased.hpp>
 #include <vector>
 
+#include "oracles/counting_random.hpp"
 #include "oracles/statistics.hpp"
 
 using labeldp::Index;
@@ -80,5 +81,25 @@ TEST_CASE("URR samples match the exact distribution (chi-square, 1e6 draws)", "[
   for (double v : {-1.0, 0.1, 0.25, 6.9}) {
     INFO("value " << v);
     CHECK(urr_p_value(urr, v, 1000000, 99) > 1e-4);
+  }
+}
+
+TEST_CASE("URR and the unbiased randomizer draw the same words for every label (constant work)",
+          "[unbiased][sampling]") {
+  // URR: one coin whatever v, also on a point (probability 0); the randomizer adds one alias-table
+  // word: two words per label, whether or not the label is one of the prior's values.
+  const labeldp::UnbiasedRandomizedRounding<> urr(Vector<>{{0.0, 1.0, 2.5, 4.0}});
+  for (double v : {0.0, 0.3, 1.0, 2.5, 3.99, 4.0}) {
+    labeldp::test::CountingRandom gen;
+    for (int s = 0; s < 500; ++s) (void)urr.sample_index(v, gen);
+    INFO("v " << v);
+    CHECK(gen.words == 500);
+  }
+  const auto randomizer = figure2_randomizer();
+  for (double y : {0.0, 0.5, 1.0, 1.7, 2.0}) {
+    labeldp::test::CountingRandom gen;
+    for (int s = 0; s < 500; ++s) (void)randomizer.sample(y, gen);
+    INFO("y " << y);
+    CHECK(gen.words == 1000);
   }
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <labeldp/prior/budget.hpp>
 #include <limits>
+#include <random>
 
 using Catch::Matchers::Contains;
 using labeldp::BudgetSplit;
@@ -132,4 +133,29 @@ TEST_CASE("split_budget rejects a zero eps_prior", "[budget]") {
 }
 TEST_CASE("split_budget rejects a negative total eps", "[budget]") {
   REQUIRE_THROWS_WITH(split_budget(-1.0, 0.5), "'eps' must be finite and positive, got -1");
+}
+
+TEST_CASE("Budget splits never exceed eps in exact arithmetic", "[budget]") {
+  // eps1 + eps2 <= eps checked exactly: in long double for split_budget (eps1 and eps2 within a
+  // factor 99 of each other, so their sum is exact there), by an exact subtraction (Sterbenz) for
+  // theorem7_split; over many pairs where fl(eps - eps1) rounds up.
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int rounded_up = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const double eps = std::ldexp(1.0 + u(gen), int(t % 9) - 4), eps1 = eps * (0.01 + 0.98 * u(gen));
+    const auto split = labeldp::split_budget(eps, eps1);
+    const long double total = static_cast<long double>(split.eps_prior) + static_cast<long double>(split.eps_mechanism);
+    REQUIRE(total <= static_cast<long double>(eps));
+    // And it is the largest such double.
+    const long double next = static_cast<long double>(split.eps_prior) +
+                             static_cast<long double>(std::nextafter(split.eps_mechanism, INFINITY));
+    CHECK(next > static_cast<long double>(eps));
+    if (eps - eps1 != split.eps_mechanism) ++rounded_up;
+    const auto t7 = labeldp::theorem7_split(eps, 1 + t % 300, 1 + t * 7);
+    REQUIRE(t7.eps_mechanism >= eps / 2);  // so eps - eps_mechanism is exact (Sterbenz)
+    REQUIRE(eps - t7.eps_mechanism >= t7.eps_prior);
+  }
+  INFO(rounded_up << " splits lowered by one ulp");
+  CHECK(rounded_up > 100);  // the naive subtraction would have exceeded eps in these cases
 }

@@ -8,7 +8,7 @@
 /// - constant, one 64-bit word, one table entry, one comparison, whatever the label: the
 ///   dyadic alias tables of core/alias_table.hpp (DyadicAliasTable, the sampler of every
 ///   FiniteMechanism; CyclicRandomizedResponse; ClippedDiscreteLaplace);
-/// - one word except with probability about 2^-63 (a tie): bernoulli();
+/// - one word except with probability about 2^-64 (a tie), whatever p (also 0 or 1): bernoulli();
 /// - one word except with probability below n 2^-64 (Lemire's rejection): uniform_below();
 /// - random, depending on the value drawn: DiscreteLaplace, two_sided_geometric and
 ///   bernoulli_exp_neg() (unbounded noise cannot be drawn with a fixed number of words), and
@@ -64,21 +64,24 @@ std::uint64_t uniform_below(std::uint64_t n, G& gen) {
 
 /// True with probability exactly `p` (the double's exact dyadic value), p in [0, 1].
 /// Compares 64 random bits at a time with the binary expansion of p; expected 1 + 2^-63 draws.
+/// The first word is drawn whatever p, also for p = 0 or 1, so a coin whose probability depends
+/// on a label costs the same for every label (a second word only on a tie, probability 2^-64).
 /// \throws std::invalid_argument when p is NaN or outside [0, 1].
 template <std::uniform_random_bit_generator G>
 bool bernoulli(double p, G& gen) {
   if (!(p >= 0 && p <= 1)) detail::fail_parameter("p", "must be a probability in [0, 1]", p);
-  if (p == 1) return true;
   constexpr double two64 = 18446744073709551616.0;  // 2^64: scaling by it is exact
-  while (p > 0) {
+  std::uint64_t u = random_u64(gen);
+  if (p == 1) return true;
+  for (;;) {
     const double scaled = p * two64;                             // < 2^64
     const std::uint64_t q = static_cast<std::uint64_t>(scaled);  // floor (scaled >= 0)
-    const std::uint64_t u = random_u64(gen);
     if (u < q) return true;
     if (u > q) return false;
     p = scaled - static_cast<double>(q);  // exact fractional part: the next 64 bits of the expansion
+    if (p == 0) return false;             // the expansion ended: the uniform is >= p
+    u = random_u64(gen);
   }
-  return false;
 }
 
 /// The ratio parameter alpha of a two-sided geometric (discrete Laplace) distribution with
@@ -88,8 +91,10 @@ bool bernoulli(double p, G& gen) {
 inline double discrete_laplace_alpha(double eps, double sensitivity) {
   validate_epsilon(eps);
   validate_finite_positive("sensitivity", sensitivity);
-  const double a = std::exp(-eps / sensitivity);
-  return std::nextafter(a, 1.0);
+  // exp and the division are each within one ulp: three ulps up cover both (never less noise).
+  double a = std::exp(-eps / sensitivity);
+  for (int i = 0; i < 3; ++i) a = std::nextafter(a, 1.0);
+  return std::min(a, std::nextafter(1.0, 0.0));
 }
 
 /// A sample of the two-sided geometric distribution \f$P(z) = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}\f$

@@ -357,12 +357,16 @@ class RPWithPrior {
   }
 
   /// Index (into outputs()) of a noisy label for y, drawn exactly from output_probabilities(y).
+  /// The same draws for every label: the coin of probability q first (also for a label outside
+  /// the interval under the uniform rule, where it is not needed), then one uniform offset; so
+  /// one word each, a second only on a tie or a rejection (probability below 2^-40).
   /// \throws std::invalid_argument when y is NaN.
   template <std::uniform_random_bit_generator G>
   Index sample_index(Scalar y, G& gen) const {
     check_label(y);
     std::int64_t p;
-    if (uniform_outside(y) || bernoulli(m_q, gen)) {
+    const bool coin = bernoulli(m_q, gen);
+    if (coin || uniform_outside(y)) {
       p = m_lat_lo + std::int64_t(uniform_below(std::uint64_t(m_w), gen));
     } else {
       p = lattice_label(y) - m_z + std::int64_t(uniform_below(std::uint64_t(2 * m_z), gen));

@@ -45,7 +45,21 @@ struct BudgetSplit {
   void validate() const { (void)of(eps_prior, eps_mechanism); }
 };
 
-/// Spends `eps_prior` of the total `eps` on the prior and the rest on the mechanism.
+namespace detail {
+
+/// The largest double r with \f$\varepsilon_1 + r \le \varepsilon\f$ in exact arithmetic, for
+/// \f$0 < \varepsilon_1 < \varepsilon\f$: fl(eps - eps1), lowered by one ulp when Fast2Sum
+/// shows it was rounded up (eps >= eps1, so the error term is exact).
+inline double budget_remainder(double eps, double eps1) {
+  const double r = eps - eps1;
+  const double err = -eps1 - (r - eps);  // (eps - eps1) - r exactly
+  return err < 0 ? std::nextafter(r, 0.0) : r;
+}
+
+}  // namespace detail
+
+/// Spends `eps_prior` of the total `eps` on the prior and the rest on the mechanism: the
+/// mechanism gets the largest double with eps_prior + eps_mechanism <= eps exactly.
 /// \throws std::invalid_argument naming 'eps' unless it is finite and positive, and naming
 ///         'eps_prior' unless 0 < eps_prior < eps.
 inline BudgetSplit split_budget(double eps, double eps_prior) {
@@ -53,7 +67,7 @@ inline BudgetSplit split_budget(double eps, double eps_prior) {
   validate_epsilon(eps_prior, "eps_prior");
   if (!(eps_prior < eps))
     detail::fail_parameter("eps_prior", "must be less than the total eps " + detail::format_number(eps), eps_prior);
-  return BudgetSplit::of(eps_prior, eps - eps_prior);
+  return BudgetSplit::of(eps_prior, detail::budget_remainder(eps, eps_prior));
 }
 
 /// The prior budget suggested by Theorem 7 of Ghazi et al. (2023):
@@ -79,7 +93,7 @@ inline BudgetSplit theorem7_split(double eps, Index k, Index n, double max_prior
   if (!(max_prior_fraction > 0 && max_prior_fraction < 1))
     detail::fail_parameter("max_prior_fraction", "must be in (0, 1)", max_prior_fraction);
   const double eps1 = std::min(std::sqrt(double(k) / double(n)), max_prior_fraction * eps);
-  return BudgetSplit::of(eps1, eps - eps1);
+  return BudgetSplit::of(eps1, detail::budget_remainder(eps, eps1));
 }
 
 }  // namespace labeldp
