@@ -536,3 +536,45 @@ TEST_CASE("optimal LP: a zero time limit stops with the gap, or certifies", "[op
     }
   }
 }
+
+TEST_CASE("optimal LP: sizes beyond max_labels or max_cells are refused before allocating, naming the limit",
+          "[optimal_lp][limits]") {
+  std::vector<double> values(1025), weights(1025, 1.0);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i);
+  const auto many = FinitePrior<>::from_weights(values, weights);
+  const Eigen::VectorXd few_outputs = Eigen::VectorXd::LinSpaced(3, 0.0, 2.0);
+  CHECK_THROWS_WITH(labeldp::optimal_mechanism_lp(many, 1.0, few_outputs),
+                    Catch::Matchers::Contains("at most 1024 prior values (OptimalLPOptions::max_labels), got 1025"));
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {1.0, 1.0, 1.0});
+  labeldp::OptimalLPOptions options;
+  options.max_cells = 8;
+  CHECK_THROWS_WITH(labeldp::optimal_mechanism_lp(prior, 1.0, few_outputs, options),
+                    Catch::Matchers::Contains("at most 8 (prior value, output) pairs (OptimalLPOptions::max_cells), "
+                                              "got 3 values x 3 outputs"));
+  options.max_cells = 9;
+  CHECK(labeldp::optimal_mechanism_lp(prior, 1.0, few_outputs, options).status == SolveStatus::Optimal);
+  options.max_labels = 0;
+  CHECK_THROWS_WITH(labeldp::optimal_mechanism_lp(prior, 1.0, few_outputs, options),
+                    Catch::Matchers::Contains("'max_labels' must be at least 1"));
+}
+
+TEST_CASE("optimal LP: below eps 1e-12 the best constant output, certified optimal", "[optimal_lp][extreme]") {
+  const auto prior = FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.25, 0.25, 0.5});
+  const Eigen::VectorXd outputs = Eigen::VectorXd::LinSpaced(3, 0.0, 2.0);
+  for (const double eps : {1e-300, 1e-100, 1e-13}) {
+    INFO(eps);
+    const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs);
+    CHECK(r.status == SolveStatus::Optimal);
+    REQUIRE(r.mechanism.num_outputs() == 1);
+    CHECK(r.mechanism.outputs()[0] == 1.0);  // W = 2.25, 0.75, 1.25
+    CHECK(r.expected_loss == Approx(0.75));
+    CHECK(r.dual_bound <= r.expected_loss);
+    CHECK(r.gap <= 1e-12);
+    CHECK(labeldp::audit_epsilon(r.mechanism.probabilities()) == 0);
+  }
+  // Poisson log loss (negative values) too: the bound shifts by sum_y p_y min_o loss(o, y).
+  const Eigen::VectorXd positive = Eigen::VectorXd::LinSpaced(4, 0.5, 2.0);
+  const auto p = labeldp::optimal_mechanism_lp(prior, 1e-200, positive, {}, PoissonLogLoss<>{});
+  CHECK(p.status == SolveStatus::Optimal);
+  CHECK(p.dual_bound <= p.expected_loss);
+}
