@@ -79,11 +79,34 @@ TEST_CASE("cli audit: binary randomized response has epsilon ln 3", "[cli][audit
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j.is_object());
   REQUIRE(j.size() == 1);
-  CHECK(j["epsilon"].get<double>() == Approx(std::log(3.0)).epsilon(1e-15));
-  CHECK(r.out == "{\"epsilon\":" + labeldp::io::json_number(std::log(0.75) - std::log(0.25)) + "}\n");
+  // Rounded up: never below ln 3, at most a few ulps above it.
+  const double eps = j["epsilon"].get<double>();
+  CHECK(eps >= std::log(3.0));
+  CHECK(eps <= std::nextafter(std::nextafter(std::nextafter(std::log(3.0), 9.0), 9.0), 9.0));
   // Without --json: the number alone.
-  CHECK(run("audit --mechanism '" + path + "'").out ==
-        labeldp::io::json_number(std::log(0.75) - std::log(0.25)) + "\n");
+  CHECK(run("audit --mechanism '" + path + "'").out == labeldp::io::json_number(eps) + "\n");
+  // Against a budget: within_eps is decided exactly on the stored numbers.
+  const auto in = nlohmann::json::parse(run("audit --mechanism '" + path + "' --eps 1.09861228866811 --json").out);
+  CHECK(in["within_eps"] == true);  // ln 3 + 2e-16: 0.75 <= e^eps * 0.25 exactly
+  const auto out = nlohmann::json::parse(run("audit --mechanism '" + path + "' --eps 1.09 --json").out);
+  CHECK(out["within_eps"] == false);
+  CHECK(out["epsilon"].get<double>() == eps);
+  require_bad_input(run("audit --mechanism '" + path + "' --eps 0 --json"), "'--eps' must be a finite number > 0");
+}
+
+TEST_CASE("cli audit: a tiny eps is printed to full relative accuracy, rounded up", "[cli][audit]") {
+  REQUIRE_CLI();
+  // P = [[a, 1-a], [1-a, a]] with a = 0.5 + 5e-13: level ln(a/(1-a)) ~ 2e-12, which a difference
+  // of logarithms gets wrong in the 4th digit.
+  const double a = 0.5 + 5e-13;
+  const auto path =
+      write("tiny.json", "{\"probabilities\":[[" + labeldp::io::json_number(a) + "," + labeldp::io::json_number(1 - a) +
+                             "],[" + labeldp::io::json_number(1 - a) + "," + labeldp::io::json_number(a) + "]]}");
+  const double eps = nlohmann::json::parse(run("audit --mechanism '" + path + "' --json").out)["epsilon"].get<double>();
+  const long double exact =
+      std::log1p((static_cast<long double>(a) - static_cast<long double>(1 - a)) / static_cast<long double>(1 - a));
+  CHECK(static_cast<long double>(eps) >= exact);
+  CHECK(static_cast<long double>(eps) <= exact * (1 + 1e-15L));
 }
 
 TEST_CASE("cli audit agrees with a brute-force audit on random mechanisms", "[cli][audit]") {
@@ -165,14 +188,23 @@ TEST_CASE("cli audit rejects a non-numeric probability", "[cli][audit]") {
 TEST_CASE("cli audit rejects invalid JSON", "[cli][audit]") {
   REQUIRE_CLI();
   write("trunc.json", "{\"probabilities\":[[1,0],\n[0.5,0.5]");
-  require_bad_input(run("audit --mechanism trunc.json --json"), "trunc.json:2: invalid JSON");
+  require_bad_input(run("audit --mechanism trunc.json --json"), "trunc.json:2:10: unexpected end of input");
 }
 
 TEST_CASE("cli audit rejects an overflowing number", "[cli][audit]") {
   REQUIRE_CLI();
   write("big.json", "{\"probabilities\":[[1e400]]}");
   require_bad_input(run("audit --mechanism big.json --json"),
-                    "big.json:1: invalid JSON: number overflow parsing '1e400'");
+                    "big.json:1:20: number '1e400' is out of range (it overflows to infinity)");
+}
+
+TEST_CASE("cli audit: the one JSON reader refuses duplicate keys and trailing data", "[cli][audit]") {
+  REQUIRE_CLI();
+  write("dup.json", "{\"probabilities\":[[1]],\n\"probabilities\":[[0.5,0.5]]}");
+  require_bad_input(run("audit --mechanism dup.json --json"), "dup.json:2:");
+  CHECK_THAT(run("audit --mechanism dup.json --json").err, Contains("probabilities"));
+  write("trail.json", "{\"probabilities\":[[1]]} {}");
+  require_bad_input(run("audit --mechanism trail.json --json"), "trail.json:1:");
 }
 
 TEST_CASE("cli audit rejects a missing file", "[cli][audit]") {

@@ -398,10 +398,9 @@ TEST_CASE("cli hostile: a bad label in the private labels file is never echoed, 
   CHECK(r.err.find("SECRET123") == std::string::npos);
 }
 
-// Hidden until examples/cli/cmd_audit.cpp reads through io::read_json_file() (32 MiB limit):
-// today it reads the whole input first (/dev/zero: 20 s and 2.1 GB before an error; a 380 MB
-// file ends in std::terminate). Run with: cli_test_cli_hostile "[audit-limits]".
-TEST_CASE("cli hostile: audit refuses /dev/zero and a file beyond 32 MiB quickly", "[.][audit-limits]") {
+// audit reads through io::read_json_file() (32 MiB limit); it used to read the whole input first
+// (/dev/zero: 20 s and 2.1 GB before an error; a 380 MB file ended in std::terminate).
+TEST_CASE("cli hostile: audit refuses /dev/zero and a file beyond 32 MiB quickly", "[cli][audit-limits]") {
   REQUIRE_CLI();
   const Timed zero = sh("\"$L\" audit --mechanism /dev/zero");
   require_bad_input(zero.run, "/dev/zero: input is more than the limit of 33554432 bytes");

@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "oracles/counting_random.hpp"
 #include "oracles/statistics.hpp"
 
 using Catch::Matchers::Contains;
@@ -490,20 +491,7 @@ TEST_CASE("Laplace mechanism rejects each bad parameter", "[additive_noise]") {
                       "'label' must be finite, got nan");
 }
 
-namespace {
-// A generator that counts its 64-bit words (the sampler's work is proportional to them).
-struct CountingRandom {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~result_type(0); }
-  labeldp::SeededRandom inner{99};
-  long long words = 0;
-  result_type operator()() {
-    ++words;
-    return inner();
-  }
-};
-}  // namespace
+using labeldp::test::CountingRandom;  // counts 64-bit words: the sampler's work is proportional to them
 
 TEST_CASE("DiscreteLaplace: O(1) expected random words whatever the scale", "[additive_noise]") {
   for (double eps : {8.0, 1.0, 1e-3, 1e-6, 1e-9, 1e-12}) {

@@ -22,6 +22,7 @@
 #include "labeldp/core/random.hpp"
 #include "labeldp/mechanisms/detail/rr_on_bins_reference.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
+#include "oracles/counting_random.hpp"
 #include "oracles/glpk_oracle.hpp"
 #include "oracles/statistics.hpp"
 
@@ -741,18 +742,6 @@ TEST_CASE("RR-on-Bins at eps beyond doubles (709 .. 1e308) is built at 700, eps-
 }
 
 TEST_CASE("RR-on-Bins draws one generator word per label, whatever the label (constant work)", "[rr_on_bins]") {
-  // A generator that counts its calls.
-  struct Counting {
-    using result_type = std::uint64_t;
-    labeldp::SeededRandom inner{42};
-    long long calls = 0;
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return ~result_type(0); }
-    result_type operator()() {
-      ++calls;
-      return inner();
-    }
-  };
   for (const double eps : {0.05, 1.0, 4.0, 20.0, 800.0}) {
     const auto prior =
         FinitePrior<double>::from_weights({0, 1, 2, 3, 5, 8, 13}, {0.3, 0.2, 0.15, 0.15, 0.1, 0.06, 0.04});
@@ -760,9 +749,9 @@ TEST_CASE("RR-on-Bins draws one generator word per label, whatever the label (co
     CHECK(labeldp::satisfies_epsilon(rr.realized_probabilities(), eps));
     for (Index i = 0; i < rr.num_inputs(); ++i) {
       INFO("eps " << eps << " input " << rr.inputs()[i]);
-      Counting gen;
+      labeldp::test::CountingRandom gen(42);
       for (int t = 0; t < 1000; ++t) (void)rr.sample(rr.inputs()[i], gen);
-      CHECK(gen.calls == 1000);
+      CHECK(gen.words == 1000);
     }
   }
 }

@@ -438,8 +438,8 @@ TEST_CASE("known issue: cap_to_epsilon leaves the realized rows above e^eps when
   CHECK(realized_satisfies_epsilon(m, eps));
 }
 
-TEST_CASE("known issue: RPWithPrior::finite_mechanism() rounds its exact rows to nearest, an ulp above e^eps",
-          "[property][privacy_regression][known_issue][!shouldfail]") {
+TEST_CASE("fixed: RPWithPrior::finite_mechanism() rounded its exact rows to nearest, an ulp above e^eps",
+          "[property][privacy_regression]") {
   // Property seed in the rpwithprior family (k = 2, eps 11.76): the sampled rows are exact
   // rationals meeting the ratio bound with equality; rounded to doubles, 0.17197665172402005 /
   // 1.3441298327941546e-06 exceeds e^eps by an ulp.
@@ -449,8 +449,7 @@ TEST_CASE("known issue: RPWithPrior::finite_mechanism() rounds its exact rows to
   CHECK(satisfies_epsilon(m.finite_mechanism({0, 0.73150304437270908}).probabilities(), 11.759367161574044));
 }
 
-TEST_CASE("known issue: the clipped discrete Laplace expected loss cancels at eps 1e-6",
-          "[property][privacy_regression][known_issue][!shouldfail]") {
+TEST_CASE("fixed: the clipped discrete Laplace expected loss cancelled at eps 1e-6", "[property][privacy_regression]") {
   // Property seed 8731379647719065767 (discrete-laplace family): grid {998, 1000}, eps 1e-6. The
   // closed form (detail::grid_laplace_loss) subtracts terms of order 1/gamma^3 and gives
   // 1.9999988079 where the mechanism's own rows (and its sampler) give 1.999999000000003.

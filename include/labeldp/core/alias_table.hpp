@@ -420,7 +420,9 @@ class CyclicRandomizedResponse {
     } else {
       double L = std::exp(eps);
       if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
-      L = std::nextafter(std::nextafter(L, 0.0), 0.0);
+      // Below eps ~ 2^-53 e^eps rounds to 1 and L would fall below 1 (then "own <= L other" would
+      // make the kept bin the less likely one, and other/own > e^eps): equal weights are eps-DP.
+      L = std::max(std::nextafter(std::nextafter(L, 0.0), 0.0), 1.0);
       const detail::Dyadic Ld = detail::to_dyadic(static_cast<long double>(L), false);
       const u128 dm1 = u128(d - 1);
       // Smallest W1 with 2^64 - (d-1) W1 <= L W1: start from the long-double estimate.
@@ -544,7 +546,7 @@ class ClippedDiscreteLaplace {
       detail::fail_parameter("steps", "must be in [1, 2^31 - 1)", double(m_steps));
     double L = std::exp(m_eps);
     if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
-    L = std::nextafter(std::nextafter(L, 0.0), 0.0);
+    L = std::max(std::nextafter(std::nextafter(L, 0.0), 0.0), 1.0);  // ratio 1 is eps-DP for every eps
     m_bound = detail::to_dyadic(static_cast<long double>(L), false);
     for (long double delta = first_delta;
          delta == first_delta || delta<max_delta; delta = delta> 0 ? 2 * delta : std::ldexp(1.0L, -40)) {

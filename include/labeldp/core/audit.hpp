@@ -14,19 +14,34 @@ namespace labeldp {
 
 /// The smallest eps for which the probability matrix is eps-DP under label replacement:
 /// \f$\max_j \max_{i,i'} \ln(P[i][j] / P[i'][j])\f$, computed per column from its largest and
-/// smallest entries in O(kd). A column that is 0 for some inputs and positive for others gives
-/// \f$+\infty\f$; all-zero columns are ignored.
+/// smallest entries in O(kd), **rounded up**: the result is never below the exact level of the
+/// stored numbers and exceeds it by at most a few units in the last place. Each column's
+/// \f$\ln(1 + (hi - lo)/lo)\f$ is evaluated in long double (hi - lo is exact for close entries,
+/// so tiny levels such as 1e-12 keep their relative accuracy, unlike \f$\ln hi - \ln lo\f$),
+/// then rounded up to a double (one more ulp when that double is within the long-double error of
+/// the value). To decide
+/// whether a matrix is eps-DP for a given eps, use satisfies_epsilon() (exact, no logarithm).
+/// A column that is 0 for some inputs and positive for others gives \f$+\infty\f$; all-zero
+/// columns are ignored.
 template <typename Derived>
 double audit_epsilon(const Eigen::MatrixBase<Derived>& probabilities) {
-  double eps = 0;
+  using LD = long double;
+  LD worst = 0;
   for (Index j = 0; j < probabilities.cols(); ++j) {
-    const double hi = double(probabilities.col(j).maxCoeff());
-    const double lo = double(probabilities.col(j).minCoeff());
+    const LD hi = LD(probabilities.col(j).maxCoeff());
+    const LD lo = LD(probabilities.col(j).minCoeff());
     if (hi <= 0) continue;
     if (lo <= 0) return std::numeric_limits<double>::infinity();
-    eps = std::max(eps, std::log(hi) - std::log(lo));
+    worst = std::max(worst, std::log1p((hi - lo) / lo));
   }
-  return eps;
+  if (worst == 0) return 0;
+  // The smallest double >= worst; one more ulp unless it clears worst by more than the long
+  // double evaluation error (a few units of 2^-64 relative; 2^-60 is used).
+  double up = double(worst);
+  if (LD(up) < worst) up = std::nextafter(up, std::numeric_limits<double>::infinity());
+  if (LD(up) - worst <= worst * std::ldexp(LD(1), -60))
+    up = std::nextafter(up, std::numeric_limits<double>::infinity());
+  return up;
 }
 
 /// Makes a probability matrix eps-DP *exactly as stored and as sampled*: in every column,
@@ -58,6 +73,7 @@ double cap_to_epsilon(Eigen::MatrixBase<Derived>& probabilities, double eps) {
   double L = std::exp(eps);
   for (int step = 0; step < 4; ++step) L = std::nextafter(L, 0.0);
   if (!(L < std::numeric_limits<double>::infinity())) L = std::numeric_limits<double>::max();
+  L = std::max(L, 1.0);  // e^eps rounds to 1 below eps ~ 2^-53: equal entries are eps-DP for every eps
   const Index k = probabilities.rows();
   Eigen::VectorXd removed = Eigen::VectorXd::Zero(k);
   std::vector<LD> sums(std::size_t(k), LD(1));
@@ -115,7 +131,7 @@ EpsilonViolation find_epsilon_violation(const Eigen::MatrixBase<Derived>& probab
   using LD = long double;
   const int digits = std::numeric_limits<LD>::digits;
   const LD margin = std::ldexp(LD(1), -(digits >= 64 ? 58 : 48));
-  const LD e = std::exp(LD(eps)) * (1 - margin);
+  const LD e = std::max(std::exp(LD(eps)) * (1 - margin), LD(1));  // ratio 1 is eps-DP for every eps >= 0
   for (Index j = 0; j < probabilities.cols(); ++j) {
     Index hi_i = 0, lo_i = 0;
     for (Index i = 1; i < probabilities.rows(); ++i) {
@@ -147,7 +163,7 @@ bool realized_satisfies_epsilon(const FiniteMechanism<Scalar>& mechanism, double
   using detail::u128;
   double L = std::exp(eps);
   if (!(L < std::numeric_limits<double>::infinity())) return true;
-  L = std::nextafter(std::nextafter(L, 0.0), 0.0);
+  L = std::max(std::nextafter(std::nextafter(L, 0.0), 0.0), 1.0);  // equal weights pass for every eps
   const detail::Dyadic bound = detail::to_dyadic(static_cast<long double>(L), false);
   const Index k = mechanism.num_inputs(), d = mechanism.num_outputs();
   std::vector<u128> lo(std::size_t(d), ~u128(0)), hi(std::size_t(d), 0);

@@ -141,8 +141,24 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   }
 
   /// \f$E[(M(y) - y)^2]\f$ for any finite label y (clipped and rounded first, measured from y
-  /// itself), exactly in closed form (with clipping when the mechanism clips).
-  Scalar conditional_loss(Scalar y) const { return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip)); }
+  /// itself). Clipped on at most 4096 steps: the sum over the N + 1 outputs of the exact rows of
+  /// finite() (the closed form subtracts terms of order \f$1/\gamma^3\f$ and loses digits at tiny
+  /// eps); otherwise the closed form (with clipping when the mechanism clips).
+  Scalar conditional_loss(Scalar y) const {
+    const std::int64_t n = m_grid.steps();
+    if (!m_clip || n > 4096) return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip));
+    const std::int64_t j = m_grid.index(y);
+    const long double gamma = m_noise.gamma(), a = m_noise.alpha(), c = -std::expm1(-gamma) / (1 + a);
+    long double sum = 0;
+    for (std::int64_t o = 0; o <= n; ++o) {
+      const long double p = o == 0   ? std::exp(-gamma * static_cast<long double>(j)) / (1 + a)
+                            : o == n ? std::exp(-gamma * static_cast<long double>(n - j)) / (1 + a)
+                                     : c * std::exp(-gamma * static_cast<long double>(std::llabs(o - j)));
+      const long double e = static_cast<long double>(m_grid.output(o, true)) - static_cast<long double>(y);
+      sum += p * e * e;
+    }
+    return Scalar(sum);
+  }
 
   /// The clipped mechanism as an exact (N+1) x (N+1) matrix on the grid:
   /// \f$P[j][m] = c\,\alpha^{|m-j|}\f$ inside, \f$\alpha^{j}/(1+\alpha)\f$ at m = 0 and

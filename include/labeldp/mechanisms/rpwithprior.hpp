@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/json_writer.hpp"
@@ -325,6 +326,10 @@ class RPWithPrior {
       validate_finite("input", double(inputs[r]));
       P.row(Index(r)) = output_probabilities(inputs[r]).transpose();
     }
+    // The exact rows meet the ratio bound with equality when the sampled mechanism is exactly
+    // eps-DP; rounded to doubles a ratio can exceed e^eps by an ulp. Lower such entries (by ~1e-16)
+    // so the table is eps-DP exactly as stored, as every printed mechanism must be.
+    cap_to_epsilon(P, table_epsilon(m_eps));
     return FiniteMechanism<Scalar>(Eigen::Map<const Vector<Scalar>>(inputs.data(), Index(inputs.size())), outputs(),
                                    std::move(P));
   }
