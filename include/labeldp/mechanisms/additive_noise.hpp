@@ -115,11 +115,7 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   /// realized probability when constant_work(), else the exact distribution's (finite() entry).
   long double realized_probability(std::int64_t j, std::int64_t o) const {
     if (m_table) return m_table->probability(Index(j), Index(o));
-    const std::int64_t n = m_grid.steps();
-    const long double gamma = m_noise.gamma(), a = m_noise.alpha();
-    if (m_clip && o == 0) return std::exp(-gamma * static_cast<long double>(j)) / (1 + a);
-    if (m_clip && o == n) return std::exp(-gamma * static_cast<long double>(n - j)) / (1 + a);
-    return m_noise.pmf(o - j);
+    return m_clip ? clipped_probability(j, o) : m_noise.pmf(o - j);
   }
   const LabelGrid<Scalar>& grid() const { return m_grid; }
   double eps() const { return m_eps; }
@@ -148,14 +144,10 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
     const std::int64_t n = m_grid.steps();
     if (!m_clip || n > 4096) return Scalar(detail::grid_laplace_loss(m_grid, m_noise, y, m_clip));
     const std::int64_t j = m_grid.index(y);
-    const long double gamma = m_noise.gamma(), a = m_noise.alpha(), c = -std::expm1(-gamma) / (1 + a);
     long double sum = 0;
     for (std::int64_t o = 0; o <= n; ++o) {
-      const long double p = o == 0   ? std::exp(-gamma * static_cast<long double>(j)) / (1 + a)
-                            : o == n ? std::exp(-gamma * static_cast<long double>(n - j)) / (1 + a)
-                                     : c * std::exp(-gamma * static_cast<long double>(std::llabs(o - j)));
       const long double e = static_cast<long double>(m_grid.output(o, true)) - static_cast<long double>(y);
-      sum += p * e * e;
+      sum += clipped_probability(j, o) * e * e;
     }
     return Scalar(sum);
   }
@@ -173,19 +165,9 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
     if (n > 4096)
       throw std::invalid_argument("grid of " + std::to_string(n + 1) +
                                   " points is too large for a matrix (at most 4097)");
-    const long double gamma = m_noise.gamma(), a = m_noise.alpha(), c = -std::expm1(-gamma) / (1 + a);
     Matrix<Scalar> P(n + 1, n + 1);
     for (std::int64_t j = 0; j <= n; ++j)
-      for (std::int64_t m = 0; m <= n; ++m) {
-        long double p;
-        if (m == 0)
-          p = std::exp(-gamma * static_cast<long double>(j)) / (1 + a);
-        else if (m == n)
-          p = std::exp(-gamma * static_cast<long double>(n - j)) / (1 + a);
-        else
-          p = c * std::exp(-gamma * static_cast<long double>(std::llabs(m - j)));
-        P(Index(j), Index(m)) = Scalar(p);
-      }
+      for (std::int64_t m = 0; m <= n; ++m) P(Index(j), Index(m)) = Scalar(clipped_probability(j, m));
     const Vector<Scalar> v = m_grid.values();
     return FiniteMechanism<Scalar>(v, v, std::move(P));
   }
@@ -203,6 +185,16 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   }
 
  private:
+  // Pr[clip(j + Z, 0, N) = o], exactly in long double: the interior pmf, or a tail's mass at the
+  // boundary outputs 0 and N.
+  long double clipped_probability(std::int64_t j, std::int64_t o) const {
+    const std::int64_t n = m_grid.steps();
+    const long double gamma = m_noise.gamma(), a = m_noise.alpha();
+    if (o == 0) return std::exp(-gamma * static_cast<long double>(j)) / (1 + a);
+    if (o == n) return std::exp(-gamma * static_cast<long double>(n - j)) / (1 + a);
+    return -std::expm1(-gamma) / (1 + a) * std::exp(-gamma * static_cast<long double>(std::llabs(o - j)));
+  }
+
   static DiscreteLaplace make_noise(double eps, std::int64_t steps) {
     validate_epsilon(eps);
     return DiscreteLaplace::for_privacy(eps, double(steps));
