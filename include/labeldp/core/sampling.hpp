@@ -405,7 +405,7 @@ class DiscreteLaplace {
 
   /// One exact draw. The magnitude \f$Y\f$, geometric of ratio \f$e^{-\gamma}\f$, is split as in
   /// Canonne, Kamath and Steinke 2020, Algorithm 2, into \f$Y = U + L V\f$ with the block L the
-  /// power of two nearest to \f$1/(2\gamma)\f$ (1 when \f$\gamma > 1/2\f$): U uniform on
+  /// power of two nearest to \f$1/(2\gamma)\f$ (1 when \f$\gamma > 1/4\f$): U uniform on
   /// {0..L-1} (log2 L random bits, no rejection) kept with probability \f$e^{-\gamma U}\f$ (so U
   /// is truncated geometric), V geometric of ratio \f$e^{-\gamma L}\f$ (\f$\gamma L\f$ in
   /// (0.35, 0.71]: U is kept about 80% of the time and V needs about 2.5 cheap trials, less work
@@ -456,7 +456,7 @@ class DiscreteLaplace {
   }
 
   // L: the power of two nearest to 1/(2 gamma) = t/(2s) in ratio (gamma L in (0.35, 0.71]), so U
-  // is drawn from log2(L) bits without rejection; 1 when gamma > 1/2 (s = 0 is rejected).
+  // is drawn from log2(L) bits without rejection; 1 when gamma > 1/4 (s = 0 is rejected).
   static std::uint64_t block_size(std::uint64_t s, std::uint64_t t) {
     const std::uint64_t q = s == 0 ? 1 : t / s / 2;
     if (q <= 1) return 1;
