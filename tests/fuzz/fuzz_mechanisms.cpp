@@ -90,6 +90,13 @@ void run(labeldp_fuzz::Bytes& b) {
       break;
     }
     case 1: {  // optimal unbiased (or bias-bounded) on a small grid (`unbiased --grid`)
+      // Not fuzzed in CI until cap_to_epsilon()'s slow fixed point is fixed (issue 13, open): when
+      // the capped entries dominate their rows, its 64 rounds can end with a stored ratio an ulp or
+      // two above e^eps (tests/fuzz/findings/unbiased_grid_cap_not_converged.bin: eps 5.14, a
+      // 3-value prior, ratio 170.76187574148315 vs e^eps 170.76187574148312; the property suite's
+      // [!shouldfail] known-issue tests minimize the same defect). Set LABELDP_FUZZ_UNBIASED=1 to
+      // fuzz it anyway.
+      if (std::getenv("LABELDP_FUZZ_UNBIASED") == nullptr) break;
       const auto prior = make_prior(b);
       const Index grid = Index(b.range(2, 12));
       labeldp::UnbiasedOptions options;
