@@ -613,3 +613,17 @@ TEST_CASE("Exact Bernoulli draws resolve ties past the first 64 bits", "[additiv
     CHECK(pool.bernoulli_expansion(0x1111111111111111ull, 1, 3) == expect);
   }
 }
+
+TEST_CASE("Laplace mechanism: a range near the largest double never samples infinity", "[additive_noise]") {
+  // Found by fuzz_mechanisms: unclipped, lo = -1.07e308 and noise of scale 1.07e308, lo + g (j + Z)
+  // overflowed to -inf in about half the draws; outputs now saturate at the largest double.
+  const labeldp::LaplaceMechanism<> m(-1.067270576343124e+308, 2.7158368596094357e-317, 1.0000581956187731, false);
+  labeldp::SeededRandom g(1);
+  int saturated = 0;
+  for (int t = 0; t < 2000; ++t) {
+    const double o = m.sample(0.0, g);
+    REQUIRE(std::isfinite(o));
+    saturated += std::abs(o) == std::numeric_limits<double>::max();
+  }
+  CHECK(saturated > 0);  // the overflow path was taken
+}

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -123,9 +124,14 @@ class LabelGrid {
   /// (hi exactly for a grid built from a resolution).
   Scalar value(std::int64_t j) const { return j == m_steps ? m_top_point : m_lo + Scalar(j) * m_step; }
   /// The output of a noisy index j: value(j), or with `clip` j clipped to [0, N] first and the
-  /// top output top().
+  /// top output top(). Unclipped, a value beyond the largest finite Scalar (a range near 1e308
+  /// with wide noise) saturates to it: a fixed map of j, so post-processing, never infinity.
   Scalar output(std::int64_t j, bool clip) const {
-    if (!clip) return value(j);
+    if (!clip) {
+      const Scalar v = value(j);
+      if (std::isfinite(double(v))) return v;
+      return v > 0 ? std::numeric_limits<Scalar>::max() : std::numeric_limits<Scalar>::lowest();
+    }
     if (j <= 0) return m_lo;
     if (j >= m_steps) return m_clip_top;
     return m_lo + Scalar(j) * m_step;
