@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "command.hpp"
+#include "labeldp/version.hpp"
 
 namespace {
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   labeldp::io::remove_temporaries_on_signals();
   CLI::App app{"labeldp: label differential privacy mechanisms for regression", "labeldp"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "labeldp " LABELDP_VERSION_STRING, "Print \"labeldp VERSION\" and exit");
   auto commands = command_registry();
   std::sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   for (auto& c : commands) c.configure(*app.add_subcommand(c.name, c.description));
@@ -62,6 +64,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "labeldp: error: " << one_line(e.what()) << "\n";

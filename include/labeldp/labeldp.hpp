@@ -6,6 +6,8 @@
 /// baselines, two-stage) -> io (CSV, JSON).
 #pragma once
 
+#include "labeldp/version.hpp"
+
 // One group per layer, in layer order.
 // clang-format off
 #include "labeldp/core/audit.hpp"

@@ -1,10 +1,20 @@
-// Built against the installed labeldp package only: includes the umbrella header, runs the
-// optimal RR-on-Bins end to end, and fails (non-zero exit) if anything is off.
+// Built against the installed labeldp package only (find_package or pkg-config): includes the
+// umbrella header, runs the optimal RR-on-Bins end to end, and fails (non-zero exit) if anything is
+// off, including a version other than LABELDP_EXPECTED_VERSION (the package's, when defined).
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <labeldp/labeldp.hpp>
 
 int main() {
+#ifdef LABELDP_EXPECTED_VERSION
+  if (std::strcmp(LABELDP_VERSION_STRING, LABELDP_EXPECTED_VERSION) != 0) {
+    std::cerr << "headers say labeldp " << LABELDP_VERSION_STRING << ", the package " << LABELDP_EXPECTED_VERSION
+              << "\n";
+    return 1;
+  }
+#endif
+  std::cout << "labeldp " << LABELDP_VERSION_STRING << ": ";
   const auto prior = labeldp::FinitePrior<>::from_weights({0.0, 1.0, 2.0}, {0.6, 0.25, 0.15});
   const auto rr = labeldp::optimal_rr_on_bins(prior, 0.5);
   labeldp::SecureRandom gen;
