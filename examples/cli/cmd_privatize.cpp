@@ -64,6 +64,7 @@
 #include "labeldp/prior/budget.hpp"
 #include "labeldp/prior/discretize.hpp"
 #include "labeldp/prior/hist_eps.hpp"
+#include "methods.hpp"
 
 namespace {
 
@@ -284,21 +285,11 @@ void check_output_path(const std::string& output) {
     throw InputError(output + ": cannot write file: it exists and is not a regular file");
 }
 
-bool is_two_stage_method(const std::string& m) {
-  return m == "bins" || m == "unbiased" || m == "rpwithprior" || m == "rr-with-prior";
-}
-// The additive baselines: all of eps on the noise, no prior, the public range [lo, hi].
-bool is_additive_method(const std::string& m) {
-  return m == "laplace" || m == "discrete-laplace" || m == "gaussian" || m == "discrete-gaussian" || m == "staircase" ||
-         m == "discrete-staircase" || m == "exponential";
-}
-bool needs_delta(const std::string& m) { return m == "gaussian" || m == "discrete-gaussian"; }
-bool needs_resolution(const std::string& m) {
-  return m == "discrete-laplace" || m == "discrete-gaussian" || m == "discrete-staircase";
-}
-constexpr const char* kMethods =
-    "bins, unbiased, rpwithprior, laplace, discrete-laplace, gaussian, discrete-gaussian, staircase, "
-    "discrete-staircase, exponential, rr or rr-with-prior";
+using labeldp::cli::is_additive_method;
+using labeldp::cli::is_two_stage_method;
+using labeldp::cli::kMethods;
+using labeldp::cli::needs_delta;
+using labeldp::cli::needs_resolution;
 
 // The generator: operating-system entropy unless --seed asks for a reproducible run.
 std::unique_ptr<labeldp::ChaCha20> make_generator(bool seeded, std::uint64_t seed) {
@@ -611,66 +602,39 @@ void run_two_stage(const Options& o, const Loss& loss) {
   summary.eps_mechanism = split.eps_mechanism;
   summary.dropped = dropped;
 
-  // Stage 2: the mechanism, and a function giving the noisy label's text for a label.
-  std::optional<labeldp::RROnBins<double>> rr;
+  // Stage 2: the mechanism (methods.hpp, shared with compare), and a function giving the noisy
+  // label's text for a label.
+  std::optional<labeldp::cli::StageTwo> stage;
   std::vector<std::string> rr_text;
-  std::optional<labeldp::UnbiasedRandomizer<double>> unbiased;
-  std::vector<double> rp_noisy;
   std::size_t rp_next = 0;
-  std::optional<labeldp::AnyMechanism> rrp;
   std::optional<OutputText> rrp_text;
-  double support_lo = disc->support()[0], support_hi = disc->support()[k - 1];
+  const double support_lo = disc->support()[0], support_hi = disc->support()[k - 1];
   try {
     // Stage 2 from the public prior when one is given (no stage 1), else both stages at once.
-    const std::span<const std::int64_t> counted(counts);
-    if (method == "bins") {
-      summary.mechanism = "rr-on-bins";
-      const labeldp::BuildRROnBins<double, Loss> build{loss};
-      rr = prior ? build(*prior, eps) : labeldp::make_two_stage(disc->support(), counted, split, *gen, build).mechanism;
-      for (Index j = 0; j < rr->num_outputs(); ++j) rr_text.push_back(labeldp::json_number(rr->outputs()[j]));
-    } else if (method == "unbiased") {
-      summary.mechanism = "unbiased";
-      const labeldp::BuildOptimalUnbiased build;
-      unbiased = prior ? build(*prior, split.eps_mechanism)
-                       : labeldp::make_two_stage(disc->support(), counted, split, *gen, build).mechanism;
-      const auto& report = *unbiased->report();
+    labeldp::cli::StageInputs inputs{*disc, counts, &buffered, grid_lo, grid_hi, grid_res, prior ? &*prior : nullptr};
+    stage = labeldp::cli::build_stage_two(method, inputs, split, *gen, loss);
+    summary.mechanism = stage->mechanism;
+    if (stage->rr)
+      for (Index j = 0; j < stage->rr->num_outputs(); ++j)
+        rr_text.push_back(labeldp::json_number(stage->rr->outputs()[j]));
+    if (stage->unbiased) {
+      const auto& report = *stage->unbiased->report();
       if (!report.optimal())
         std::cerr << "labeldp: warning: the unbiased randomizer is feasible (eps-DP, unbiased) but not certified "
                      "optimal (status "
                   << labeldp::optim::to_string(report.status) << ", gap " << labeldp::detail::format_number(report.gap)
                   << ")\n";
-      if (unbiased->mechanism().num_inputs() != k)
+      if (stage->unbiased->mechanism().num_inputs() != k)
         throw InputError("'--method unbiased': the randomizer does not cover the support (internal error)");
-    } else if (method == "rr-with-prior") {
-      const auto build = [&](const labeldp::FinitePrior<double>& p, double eps_mechanism) {
-        labeldp::BaselineSpec spec;
-        spec.kind = method;
-        spec.eps = eps_mechanism;
-        spec.lo = support_lo;
-        spec.hi = support_hi;
-        spec.prior = p;
-        return labeldp::make_baseline(spec);
-      };
-      rrp = prior ? build(*prior, split.eps_mechanism)
-                  : labeldp::make_two_stage(disc->support(), counted, split, *gen, build).mechanism;
-      rrp_text.emplace(*rrp);
-      summary.mechanism = rrp->kind();
-    } else {  // rpwithprior: Hist_eps noises each label, so stage 1 reads the kept labels
-      summary.mechanism = "rpwithprior";
-      const std::vector<double> edges(disc->support().data(), disc->support().data() + k);
-      const labeldp::HistEpsOptions hist_options{grid_lo, grid_hi, split.eps_prior, grid_res};
-      labeldp::BuildRPWithPrior<double> build;
-      build.granularity = grid_res;
-      const auto two =
-          labeldp::make_two_stage(labeldp::hist_eps(buffered, edges, hist_options, *gen), split.eps_mechanism, build);
-      rp_noisy.resize(buffered.size());
-      two.mechanism.sample(std::span<const double>(buffered), std::span<double>(rp_noisy), *gen);
-      buffered.clear();
-      buffered.shrink_to_fit();
     }
+    if (stage->rrp) rrp_text.emplace(*stage->rrp);
   } catch (const std::invalid_argument& e) {
     throw InputError("'--method " + method + "': " + e.what());
   }
+  const auto& rr = stage->rr;
+  const auto& rrp = stage->rrp;
+  const auto& unbiased = stage->unbiased;
+  const std::vector<double>& rp_noisy = stage->rp_noisy;
   auto noisy_text = [&](double y) -> std::string {
     if (rr) return rr_text[std::size_t(rr->sample_index(disc->index(y), *gen))];
     if (rrp) return std::string((*rrp_text)(rrp->sample((*disc)(y), *gen)));
