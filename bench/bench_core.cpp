@@ -5,6 +5,7 @@
 #include <cmath>
 #include <labeldp/core/alias_table.hpp>
 #include <labeldp/core/audit.hpp>
+#include <labeldp/core/clipped_discrete_laplace.hpp>
 #include <labeldp/core/mechanism.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/core/sampling.hpp>

@@ -20,6 +20,7 @@
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/random.hpp"
 #include "labeldp/core/alias_table.hpp"
+#include "labeldp/core/clipped_discrete_laplace.hpp"
 #include "labeldp/core/sampling.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"

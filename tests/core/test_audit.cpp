@@ -85,7 +85,8 @@ TEST_CASE("cap_to_epsilon makes roundoff-violating matrices eps-DP exactly, remo
       for (Eigen::Index i = 0; i < p.rows(); ++i) realized.row(i) /= p.row(i).sum();
       CHECK(within_epsilon_long_double(realized, eps));
       CHECK(removed <= 1e-14);
-      CHECK((before - p).minCoeff() >= 0);  // only lowered
+      // Roundoff moves roundoff: entries are only lowered, by at most 1e-14.
+      CHECK((before - p).minCoeff() >= 0);
       CHECK((before - p).maxCoeff() <= 1e-14);
     }
   }
@@ -93,25 +94,39 @@ TEST_CASE("cap_to_epsilon makes roundoff-violating matrices eps-DP exactly, remo
   CHECK(violating > 20);
 }
 
-TEST_CASE("cap_to_epsilon repairs a real violation and zeroes a half-zero column", "[audit]") {
-  Eigen::MatrixXd p(2, 2);
-  p << 0.9, 0.1,  //
+TEST_CASE("cap_to_epsilon repairs a real violation in closed form and zeroes a half-zero column", "[audit]") {
+  const double eps = std::log(2.0);
+  // Column minima (0.2, 0.5): row 0's 0.5 is above 2 x 0.2; capped at 0.4 *after* its row is
+  // renormalized, it becomes (0.4, 0.6) (0.1 moved), the other rows stay as they are.
+  Eigen::MatrixXd p(3, 2);
+  p << 0.5, 0.5,  //
+      0.3, 0.7,   //
+      0.2, 0.8;
+  const double removed = labeldp::cap_to_epsilon(p, eps);
+  CHECK(within_epsilon_long_double(p, eps));
+  CHECK(removed == Approx(0.1).epsilon(1e-12));
+  CHECK(p(0, 0) == Approx(0.4).epsilon(1e-12));
+  CHECK(p(0, 0) < 0.4);  // strictly inside: the bound is a few ulps below e^eps
+  CHECK(p(0, 1) == Approx(0.6).epsilon(1e-12));
+  CHECK(p(1, 0) == 0.3);
+  CHECK(p(2, 1) == 0.8);
+  // Far from eps-DP (column minima 0.3 and 0.1 under eps = ln 2 allow at most 0.6 + 0.2 of a
+  // row): no row fits, every row becomes the rows' mean.
+  Eigen::MatrixXd far(2, 2);
+  far << 0.9, 0.1,  //
       0.3, 0.7;
-  const double removed = labeldp::cap_to_epsilon(p, std::log(2.0));
-  CHECK(within_epsilon_long_double(p, std::log(2.0)));
-  CHECK(p(0, 0) < 0.6);
-  CHECK(p(0, 0) > 0.6 * (1 - 1e-14));
-  // Row 1 loses 0.7 - 0.2 as stored, row 0 only 0.3; then rows summing to 0.7 and 0.5 are
-  // realized as P / sum, which puts column 1 at 0.4 / 0.143 > 2: row 1 loses more there.
-  CHECK(removed > 0.5);
-  CHECK(removed < 0.7);
-  Eigen::MatrixXd realized = p;
-  for (Eigen::Index i = 0; i < 2; ++i) realized.row(i) /= p.row(i).sum();
-  CHECK(within_epsilon_long_double(realized, std::log(2.0)));
-  Eigen::MatrixXd z(2, 1);
-  z << 0.0, 0.5;
+  CHECK(labeldp::cap_to_epsilon(far, eps) == Approx(0.3));
+  CHECK(far(0, 0) == Approx(0.6));
+  CHECK(far.row(0) == far.row(1));
+  // A column positive in one row and 0 in another is not eps-DP for any eps: zeroed (the row is
+  // not renormalized, as in the roundoff case).
+  Eigen::MatrixXd z(2, 2);
+  z << 0.5, 0.5,  //
+      0.0, 1.0;
   labeldp::cap_to_epsilon(z, 1.0);
-  CHECK(z(1, 0) == 0);
+  CHECK(z(0, 0) == 0);
+  CHECK(z(0, 1) == 0.5);
+  CHECK(z(1, 1) == 1);
   // A matrix already well inside eps is untouched.
   Eigen::MatrixXd inside(2, 2);
   inside << 0.5, 0.5, 0.4, 0.6;
@@ -149,4 +164,46 @@ TEST_CASE("realized_satisfies_epsilon: the sampler's integer table of capped bou
   const labeldp::FiniteMechanism<> m(Eigen::VectorXd::LinSpaced(2, 0, 1), Eigen::VectorXd::LinSpaced(2, 0, 1), p);
   CHECK_FALSE(labeldp::realized_satisfies_epsilon(m, 50.0));
   CHECK(labeldp::realized_satisfies_epsilon(m, std::numeric_limits<double>::infinity()));
+}
+
+TEST_CASE("cap_to_epsilon: rows that lose different mass (capped entries dominating) come out eps-DP as sampled",
+          "[audit]") {
+  // Boundary matrices pushed above e^eps by 1e-12 relative in random entries: a capped entry
+  // that holds most of its row lowers the row's sum almost as much, so the realized ratio (row
+  // over its sum) hardly moves under an in-place cap; the closed-form projection must still meet
+  // the bound for the stored numbers and for the sampler's integer table.
+  std::mt19937_64 gen(404);
+  std::uniform_real_distribution<double> u(0, 1);
+  int projected = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const double eps = std::exp(std::log(0.01) + u(gen) * (std::log(40.0) - std::log(0.01)));
+    Eigen::MatrixXd p = boundary_matrix(gen, 2 + trial % 5, 1 + trial % 3, eps);
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+      for (Eigen::Index j = 0; j < p.cols(); ++j)
+        if (u(gen) < 0.3) p(i, j) *= 1 + 1e-12 * u(gen);
+      p.row(i) /= p.row(i).sum();
+    }
+    const Eigen::MatrixXd before = p;
+    const double removed = labeldp::cap_to_epsilon(p, eps);
+    INFO("trial " << trial << " eps " << eps);
+    CHECK(removed <= 1e-11);
+    CHECK((before - p).cwiseAbs().maxCoeff() <= 1e-11);
+    projected += (before - p).minCoeff() < 0;  // an entry rose: the projection renormalized a row
+    Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(p.rows(), 0, double(p.rows() - 1));
+    Eigen::VectorXd o = Eigen::VectorXd::LinSpaced(p.cols(), 0, double(p.cols() - 1));
+    const labeldp::FiniteMechanism<> m(v, o, p);  // rows sum to 1 within 1e-9
+    CHECK(labeldp::satisfies_epsilon(p, eps));
+    CHECK(labeldp::realized_satisfies_epsilon(m, eps));
+  }
+  CHECK(projected > 20);  // the closed form was exercised
+  // The property suite's minimized instance (k = 2, eps 7.14): row 1's capped entries hold 99.9%
+  // of the row; the old alternating iteration stopped 9e-16 relative above e^eps.
+  const double eps = 7.1406877673812952;
+  Eigen::MatrixXd P(2, 3);
+  P << 0.99920842004034305, 1.5296718412378642e-05, 0.00077628324124453542, 0.00079157995965691583,
+      0.019308990393412884, 0.97989942964684029;
+  CHECK(labeldp::cap_to_epsilon(P, eps) <= 1e-14);
+  const labeldp::FiniteMechanism<> m(Eigen::VectorXd::LinSpaced(2, 0, 1), Eigen::VectorXd::LinSpaced(3, 0, 2), P);
+  CHECK(labeldp::satisfies_epsilon(P, eps));
+  CHECK(labeldp::realized_satisfies_epsilon(m, eps));
 }

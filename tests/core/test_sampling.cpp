@@ -2,6 +2,7 @@
 #include <cmath>
 #include <deque>
 #include <labeldp/core/alias_table.hpp>
+#include <labeldp/core/clipped_discrete_laplace.hpp>
 #include <labeldp/core/sampling.hpp>
 #include <map>
 #include <random>

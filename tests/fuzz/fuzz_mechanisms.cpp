@@ -71,13 +71,9 @@ labeldp::FinitePrior<double> make_prior(labeldp_fuzz::Bytes& b) {
 void run(labeldp_fuzz::Bytes& b) {
   const std::uint8_t which = b.u8() % 6;
   const double eps = b.eps();
-  // KNOWN, reported (issue 13): below eps ~ 4e-16 the library builds mechanisms its own audit
-  // refuses. find_epsilon_violation() compares against e^eps (1 - 2^-58), below 1 for eps <
-  // 2^-58, so even identical rows (0-DP) fail; realized_satisfies_epsilon() uses a bound two
-  // ulps below std::exp(eps) = 1 for eps < 2^-53; and cap_to_epsilon() shaves such rows (`bins
-  // --eps 1e-20` prints probabilities 0.99999999999994316 that `audit` then refuses). Fuzz
-  // construction above 1e-15 until core/audit.hpp treats equal entries as within any eps.
-  if (eps > 0 && eps < 1e-15) return;
+  // Every eps the library accepts, down to the smallest: below eps ~ 2^-53, where e^eps rounds to
+  // 1, the checks (find_epsilon_violation, realized_satisfies_epsilon) and cap_to_epsilon() accept
+  // equal entries and nothing else, so the mechanisms come out label-independent (0-DP).
   switch (which) {
     case 0: {  // RR-on-Bins (`bins`)
       const auto prior = make_prior(b);
@@ -90,13 +86,8 @@ void run(labeldp_fuzz::Bytes& b) {
       break;
     }
     case 1: {  // optimal unbiased (or bias-bounded) on a small grid (`unbiased --grid`)
-      // Not fuzzed in CI until cap_to_epsilon()'s slow fixed point is fixed (issue 13, open): when
-      // the capped entries dominate their rows, its 64 rounds can end with a stored ratio an ulp or
-      // two above e^eps (tests/fuzz/findings/unbiased_grid_cap_not_converged.bin: eps 5.14, a
-      // 3-value prior, ratio 170.76187574148315 vs e^eps 170.76187574148312; the property suite's
-      // [!shouldfail] known-issue tests minimize the same defect). Set LABELDP_FUZZ_UNBIASED=1 to
-      // fuzz it anyway.
-      if (std::getenv("LABELDP_FUZZ_UNBIASED") == nullptr) break;
+      // tests/fuzz/findings/unbiased_grid_cap_not_converged.bin is the input on which the old
+      // fixed-point cap_to_epsilon() left a stored ratio two ulps above e^eps (issue 13, fixed).
       const auto prior = make_prior(b);
       const Index grid = Index(b.range(2, 12));
       labeldp::UnbiasedOptions options;

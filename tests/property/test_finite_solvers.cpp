@@ -237,7 +237,7 @@ TEST_CASE("property: optimal unbiased randomizer on a grid or output set, 1000 i
         }
       });
   require_mostly_optimal(tally, 0.95);
-  check_known_fraction(tally, 0.02);
+  check_known_fraction(tally, 0);
 }
 
 TEST_CASE("property: bias-bounded randomizer on a grid, 600 instances", "[property][unbiased]") {
@@ -258,7 +258,7 @@ TEST_CASE("property: bias-bounded randomizer on a grid, 600 instances", "[proper
         unbiased_grid_instance(in, options, nullptr, grid_size, f, t);
       });
   require_mostly_optimal(tally, 0.9);
-  check_known_fraction(tally, 0.08);
+  check_known_fraction(tally, 0);
 }
 
 TEST_CASE("property: continuous unbiased and bias-bounded randomizers, 700 instances", "[property][unbiased]") {
@@ -296,5 +296,5 @@ TEST_CASE("property: continuous unbiased and bias-bounded randomizers, 700 insta
         double(r.expected_loss), kDraws, seed, "continuous", f);
   });
   require_mostly_optimal(tally, 0.85);
-  check_known_fraction(tally, 0.02);
+  check_known_fraction(tally, 0);
 }

@@ -416,18 +416,19 @@ TEST_CASE("privacy regression: lattice samplers fit their exact noise; samplers 
   SUCCEED("lattice mutants caught in this section: " << caught);
 }
 
-// --- known issues found by the property tests, minimized -------------------------------------
-// Each fails today and is marked [!shouldfail]: once the defect is fixed it reports a failure, so
-// that the mark and the property tests' known-issue exemption (tests/property/) are removed.
+// --- defects found by the property tests, minimized, kept as regression tests ----------------
+// A new defect gets a test here marked [!shouldfail] until it is fixed (then the mark and the
+// property tests' known-issue exemption in tests/property/ go).
 
-TEST_CASE("known issue: cap_to_epsilon leaves the realized rows above e^eps when the capped entries dominate their row",
-          "[property][privacy_regression][known_issue][!shouldfail]") {
+TEST_CASE("fixed: cap_to_epsilon left the realized rows above e^eps when the capped entries dominated their row",
+          "[property][privacy_regression]") {
   // The bias-bounded grid mechanism of property seed 6460361262279846446 (k = 2, eps 7.14,
   // absolute loss, grid 98, B 0.01397): row 1's entries in columns 1 and 2 are the columns'
   // maxima and hold 99.9% of the row, so lowering them lowers the row's sum almost as much and the
   // realized ratio P[1][j] / S_1 hardly moves: the fixed-point iteration converges at rate ~0.98
   // per round and stops after its 64 rounds about 9e-16 relative above e^eps. The sampler's
   // integer table then exceeds e^eps and UnbiasedRandomizer refuses the solver's optimal answer.
+  // Fixed: cap_to_epsilon() now caps each row in closed form after its renormalization.
   const double eps = 7.1406877673812952;
   Matrix<double> P(2, 3);
   P << 0.99920842004034305, 1.5296718412378642e-05, 0.00077628324124453542, 0.00079157995965691583,
@@ -459,8 +460,8 @@ TEST_CASE("fixed: the clipped discrete Laplace expected loss cancelled at eps 1e
   CHECK(std::abs(double(m.conditional_loss(998)) - exact) <= 1e-9 * exact);
 }
 
-TEST_CASE("known issue: a bias-bounded grid solve throws when cap_to_epsilon empties a row by more than 1e-9",
-          "[property][privacy_regression][known_issue][!shouldfail]") {
+TEST_CASE("fixed: a bias-bounded grid solve threw when cap_to_epsilon emptied a row by more than 1e-9",
+          "[property][privacy_regression]") {
   // Property seed 1780666627609036574 (bias-bounded-grid family): the same slow fixed point of
   // cap_to_epsilon() removes 2.3e-8 of row 10, and FiniteMechanism's constructor then rejects the
   // solver's own matrix ("row 10 sums to 0.99999997723012268, not 1").

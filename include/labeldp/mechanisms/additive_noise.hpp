@@ -23,6 +23,7 @@
 #include <string>
 
 #include "labeldp/core/alias_table.hpp"
+#include "labeldp/core/clipped_discrete_laplace.hpp"
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/json_writer.hpp"
 #include "labeldp/core/label_grid.hpp"

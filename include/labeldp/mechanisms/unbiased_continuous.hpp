@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "labeldp/core/audit.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
@@ -97,9 +98,11 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
           result = detail::finish_unbiased(FinitePrior<Scalar>::from_weights(values, weights), kept.problem, S, {},
                                            SquaredLoss<Scalar>{});
           if (result.optimal()) {
-            result.mechanism = FiniteMechanism<Scalar>(
-                prior.values(), result.mechanism.outputs(),
-                detail::interpolate_dropped_rows(kept, prior.values(), result.mechanism.probabilities()));
+            // Interpolated rows lie between eps-DP rows, so within eps up to their rounding.
+            Matrix<Scalar> rows =
+                detail::interpolate_dropped_rows(kept, prior.values(), result.mechanism.probabilities());
+            cap_to_epsilon(rows, P.eps);
+            result.mechanism = FiniteMechanism<Scalar>(prior.values(), result.mechanism.outputs(), std::move(rows));
             result.expected_loss = result.mechanism.expected_loss(prior);
             result.max_bias = detail::achieved_max_bias(result.mechanism, prior);
           }
