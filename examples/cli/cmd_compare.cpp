@@ -274,8 +274,11 @@ struct Cell {
   std::vector<double> noisy;  // kept for the density plot's cell only
 };
 
-std::vector<double> privatize_training(const Method& m, double eps, double delta, const Split& s, const Grid& g,
-                                       double time_limit, labeldp::ChaCha20& gen, bool& uncertified) {
+// The noisy training labels of method `m` at `eps` on split `s`: both stages of a two-stage method
+// (with `gen`), or the prebuilt `baseline`.
+std::vector<double> privatize_training(const Method& m, double eps, const labeldp::AnyMechanism* baseline,
+                                       const Split& s, const Grid& g, double time_limit, labeldp::ChaCha20& gen,
+                                       bool& uncertified) {
   const Index n = s.y_train.size();
   std::vector<double> noisy(static_cast<std::size_t>(n));
   const auto& disc = *g.disc;
@@ -303,6 +306,18 @@ std::vector<double> privatize_training(const Method& m, double eps, double delta
     }
     return noisy;
   }
+  const labeldp::AnyMechanism& mech = *baseline;
+  for (Index i = 0; i < n; ++i) {
+    const double y = s.y_train(i);
+    noisy[std::size_t(i)] = mech.sample(m.base == "rr" ? disc(y) : y, gen);
+  }
+  return noisy;
+}
+
+// The baseline `m` at `eps`: no prior, so one mechanism serves every seed.
+labeldp::AnyMechanism make_baseline_for(const Method& m, double eps, double delta, const Grid& g) {
+  const auto& disc = *g.disc;
+  const Index k = disc.size();
   labeldp::BaselineSpec spec;
   spec.kind = m.base;
   spec.eps = eps;
@@ -318,13 +333,15 @@ std::vector<double> privatize_training(const Method& m, double eps, double delta
     if (labeldp::cli::needs_resolution(m.base)) spec.resolution = g.resolution;
     if (labeldp::cli::needs_delta(m.base)) spec.delta = delta;
   }
-  const auto mech = labeldp::make_baseline(spec);
-  for (Index i = 0; i < n; ++i) {
-    const double y = s.y_train(i);
-    noisy[std::size_t(i)] = mech.sample(m.base == "rr" ? disc(y) : y, gen);
-  }
-  return noisy;
+  return labeldp::make_baseline(spec);
 }
+
+// Baselines built once per (method, eps), by whichever thread needs one first.
+struct BaselineSlot {
+  std::once_flag once;
+  std::optional<labeldp::AnyMechanism> mech;
+  std::string error;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Output.
@@ -629,6 +646,8 @@ void run(const Options& o) {
     };
     return cost(cells[a]) > cost(cells[b]);
   });
+  std::vector<std::unique_ptr<BaselineSlot>> baselines(all_methods().size() * eps_list.size());
+  for (auto& b : baselines) b = std::make_unique<BaselineSlot>();
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
   auto worker = [&] {
@@ -639,9 +658,22 @@ void run(const Options& o) {
       const Method& m = all_methods()[c.method];
       const Split& s = splits[c.seed];
       try {
+        const labeldp::AnyMechanism* baseline = nullptr;
+        if (!labeldp::cli::is_two_stage_method(m.base)) {
+          BaselineSlot& slot = *baselines[c.method * eps_list.size() + c.eps];
+          std::call_once(slot.once, [&] {
+            try {
+              slot.mech = make_baseline_for(m, eps_list[c.eps], delta, grid);
+            } catch (const std::invalid_argument& e) {
+              slot.error = e.what();
+            }
+          });
+          if (!slot.mech) throw std::invalid_argument(slot.error);
+          baseline = &*slot.mech;
+        }
         const auto gen = seeding.make(2 + c.method, std::uint64_t(c.eps) << 32 | c.seed, 0);
         std::vector<double> noisy =
-            privatize_training(m, eps_list[c.eps], delta, s, grid, time_limit, *gen, c.uncertified);
+            privatize_training(m, eps_list[c.eps], baseline, s, grid, time_limit, *gen, c.uncertified);
         const Eigen::Map<const Eigen::VectorXd> y(noisy.data(), Index(noisy.size()));
         c.noisy_mse = ridge::mse(y, s.y_train);
         c.test_mse = ridge::mse(s.cv->fit(y).predict(s.x_test), s.y_test);
@@ -724,7 +756,7 @@ void run(const Options& o) {
                    "gnuplot-nox' (Debian) and run again; "
                 << (dir / "compare.csv").string() << " is written\n";
     } else {
-      const std::string tag = ".tmp-" + std::to_string(::getpid());
+      const std::string tag = ".tmp-" + std::to_string(::getpid());  // temporaries: ".NAME.tmp-PID"
       std::string script;
       std::vector<std::pair<std::string, std::string>> renames;
       const std::string subtitle = " (" + std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ", " +
@@ -734,9 +766,9 @@ void run(const Options& o) {
         for (const bool test : {true, false}) {
           const std::string name = std::string(test ? "test_mse." : "noisy_label_mse.") + ext;
           script +=
-              line_plot_script(rows, method_names, test, np_mean, mean_mean, term, (dir / (name + tag)).string(),
+              line_plot_script(rows, method_names, test, np_mean, mean_mean, term, (dir / ("." + name + tag)).string(),
                                (test ? "Test MSE of ridge trained on noisy labels" : "Noisy-label MSE") + subtitle);
-          renames.emplace_back(name + tag, name);
+          renames.emplace_back("." + name + tag, name);
         }
         const Cell* dc = nullptr;
         for (const auto& c : cells)
@@ -747,8 +779,8 @@ void run(const Options& o) {
           script += density_script(
               std::vector<double>(y.data(), y.data() + y.size()), dc->noisy, grid,
               "Original vs noisy training labels: " + density_method + ", eps " + short_num(density_eps) + " (seed 1)",
-              term, (dir / (name + tag)).string());
-          renames.emplace_back(name + tag, name);
+              term, (dir / ("." + name + tag)).string());
+          renames.emplace_back("." + name + tag, name);
         }
       }
       std::string why;
