@@ -159,7 +159,8 @@ TEST_CASE("ridge: cross-validation picks the penalty the data call for", "[ridge
         const Eigen::VectorXd ref = reference_ridge(xt, y(tr), cv.lambdas()[l]);
         const Eigen::MatrixXd xv = x(te, Eigen::all);
         const Eigen::VectorXd pred = (xv * ref.tail(3)).array() + ref(0);
-        sum += (pred - y(te)).squaredNorm();
+        const Eigen::VectorXd yv = y(te);
+        sum += (pred - yv).squaredNorm();
       }
       INFO("lambda " << cv.lambdas()[l]);
       CHECK(err[l] == Approx(sum / 50).epsilon(1e-9));
