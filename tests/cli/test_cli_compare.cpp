@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -197,4 +199,44 @@ TEST_CASE("compare: bad input exits 2 with one line naming the problem", "[cli][
   require_bad_input(
       run("compare --input '" + (scratch() / "missing.csv").string() + "' --column y --features x --eps 1"),
       "missing.csv");
+}
+
+// The papers' qualitative findings on the bundled CPS 1988 wages (Ghazi et al. 2023, Table 1;
+// Badanidiyuru et al. 2023, Fig. 2), as the README states them: RR-on-Bins has the least
+// noisy-label MSE of all methods at every eps, no private model is better than the non-private
+// one (beyond 0.1%), the optimal mechanisms' test MSE decreases with eps, and the unbiased randomizer trains a
+// better model than RR-on-Bins at eps <= 2. Every method, 3 seeds (seeded: the split and noise are
+// fixed, so this is a check of the numbers, not of chance); a few seconds.
+TEST_CASE("compare: the papers' findings hold on the CPS wages", "[.][statistical][cli][compare]") {
+  REQUIRE_CLI();
+  const Run r = run("compare --input '" + data_file("cps1988.csv") +
+                    "' --column wage --features education,experience,ethnicity,smsa,region,parttime "
+                    "--eps 0.5,1,2,4,8 --methods all --seeds 3 --lo 0 --hi 5000 --resolution 50 --seed 2023 --json");
+  const auto j = parse_json(r);
+  const double np = j["non_private_test_mse"].get<double>();
+  std::map<std::string, std::map<double, nlohmann::json>> by;
+  for (const auto& row : j["rows"]) by[row["method"].get<std::string>()][row["eps"].get<double>()] = row;
+  REQUIRE(by.size() == 18);
+  for (const auto& [eps, bins] : by["rr-on-bins"]) {
+    for (const auto& [method, rows] : by) {
+      INFO(method << " at eps " << eps);
+      // At eps 8 the best private models are the non-private one within 0.05%, on either side
+      // (seed 2023: rpwithprior 0.03% below), so "worse" is checked up to 0.1%.
+      CHECK(rows.at(eps)["test_mse"].get<double>() > 0.999 * np);
+      if (method != "rr-on-bins")
+        CHECK(bins["noisy_label_mse"].get<double>() < rows.at(eps)["noisy_label_mse"].get<double>());
+    }
+  }
+  for (const char* method : {"rr-on-bins", "unbiased"}) {
+    double last = std::numeric_limits<double>::infinity();
+    for (const auto& [eps, row] : by[method]) {
+      INFO(method << " at eps " << eps);
+      CHECK(row["test_mse"].get<double>() < last);
+      last = row["test_mse"].get<double>();
+    }
+  }
+  for (double eps : {0.5, 1.0, 2.0}) {
+    INFO("eps " << eps);
+    CHECK(by["unbiased"][eps]["test_mse"].get<double>() < by["rr-on-bins"][eps]["test_mse"].get<double>());
+  }
 }
