@@ -56,7 +56,11 @@ void run_unbiased(const UnbiasedArgs& a) {
   if (!r.optimal() && r.mechanism.num_outputs() == 0)
     throw std::runtime_error(a.prior + ": the unbiased randomizer LP ended " + labeldp::optim::to_string(r.status) +
                              " (eps " + labeldp::detail::format_number(a.eps) +
-                             ") before a feasible mechanism was found");
+                             ") before a feasible mechanism was found" +
+                             (r.status == labeldp::optim::SolveStatus::NumericalIssue && a.eps < 1e-4
+                                  ? std::string("; below eps ~1e-5 its outputs grow as 1/eps and the LP is "
+                                                "ill-conditioned: use a larger eps, or 'bins' (exact at any eps)")
+                                  : std::string()));
   const double lower_bound = double(r.lower_bound), gap = double(r.gap);
   labeldp::cli::require_finite_result(double(r.expected_loss), a.prior + ": the expected squared loss");
   for (Index j = 0; j < r.mechanism.num_outputs(); ++j)
