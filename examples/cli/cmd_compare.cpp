@@ -486,7 +486,23 @@ bool run_gnuplot(const std::string& gnuplot, const std::filesystem::path& dir, c
                  const std::vector<std::pair<std::string, std::string>>& renames, std::string& why) {
   const auto script_path = dir / (".compare-" + std::to_string(::getpid()) + ".gp");
   write_file(script_path, script);
-  const std::string cmd = "'" + gnuplot + "' '" + script_path.string() + "' 2>&1";
+  // The script and the temporary images are removed if a signal ends the run (as AtomicFileWriter's).
+  std::vector<std::string> temporaries{script_path.string()};
+  for (const auto& r : renames) temporaries.push_back((dir / r.first).string());
+  std::vector<std::size_t> slots;
+  for (const auto& t : temporaries) slots.push_back(labeldp::io::detail::TemporaryFiles::add(t.c_str()));
+  struct Unregister {
+    std::vector<std::size_t>& slots;
+    ~Unregister() {
+      for (std::size_t slot : slots) labeldp::io::detail::TemporaryFiles::remove(slot);
+    }
+  } unregister{slots};
+  auto sh_quote = [](const std::string& t) {
+    std::string q = "'";
+    for (char c : t) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  const std::string cmd = sh_quote(gnuplot) + " " + sh_quote(script_path.string()) + " 2>&1";
   std::string output;
   int status = -1;
   if (FILE* p = ::popen(cmd.c_str(), "r")) {
