@@ -66,16 +66,18 @@ inline std::optional<double> parse_double(std::string_view text) {
   return v;
 }
 
-/// A streaming CSV record reader (RFC 4180 dialect: comma separator, `"` quoting with `""` as an
-/// escaped quote, quoted line breaks allowed; CR before LF removed; blanks around fields trimmed
-/// outside quotes; a UTF-8 byte-order mark at the start ignored). Blank lines at the end of the
-/// input are ignored; a blank line followed by more data is an error (it usually means a
-/// missing value). Memory is one record, at most max_record_bytes.
+/// A streaming CSV record reader (RFC 4180 dialect: comma separator, double-quote quoting with a
+/// doubled quote as an escaped quote, quoted line breaks allowed; CR before LF removed; blanks
+/// around fields trimmed outside quotes; a UTF-8 byte-order mark at the start ignored). Blank
+/// lines at the end of the input are ignored; a blank line followed by more data is an error (it
+/// usually means a missing value). Memory is one record, at most max_record_bytes.
 ///
 /// \code{.cpp}
 /// labeldp::io::CsvReader reader("data.csv");
 /// std::vector<std::string> fields;
-/// while (reader.next(fields)) { /* reader.line() is the record's first line */ }
+/// while (reader.next(fields)) {
+///   // reader.line() is the record's first line
+/// }
 /// \endcode
 class CsvReader {
  public:

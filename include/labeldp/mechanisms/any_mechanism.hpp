@@ -45,6 +45,7 @@ class FiniteLabelMechanism {
   /// \param kind the mechanism's name in files ("rr-on-bins", "optimal-lp", "unbiased", "rr",
   ///        "rr-with-prior", "finite").
   /// \param eps the guarantee; the probabilities must meet it exactly.
+  /// \param m the mechanism's inputs, outputs and probabilities.
   /// \param extra_json extra fields written by to_json() (without braces, e.g. `"bins":[...]`);
   ///        informational, not read back.
   /// \throws std::invalid_argument for a bad eps, or probabilities that are not eps-DP exactly

@@ -214,6 +214,8 @@ inline DiscreteGaussianSampler dyadic_sampler(double s2) {
 /// is log-concave, so its shifts have monotone likelihood ratios, the optimal distinguishing set
 /// is a half-line, and the hockey-stick divergence grows with the shift.
 /// \param s2 sigma^2 in lattice units. Cost: about 10 sigma terms.
+/// \param eps the privacy parameter, finite and > 0.
+/// \param D the sensitivity in lattice units, a positive integer.
 inline double discrete_gaussian_delta(double s2, double eps, std::int64_t D) {
   validate_finite_positive("sigma^2", s2);
   validate_epsilon(eps);

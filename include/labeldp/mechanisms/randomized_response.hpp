@@ -21,6 +21,7 @@ namespace labeldp {
 /// k-ary randomized response on the given values: the true value with probability
 /// \f$e^\varepsilon/(e^\varepsilon+k-1)\f$, each other value with \f$1/(e^\varepsilon+k-1)\f$.
 /// \param values strictly increasing finite values (k >= 1).
+/// \param eps the privacy parameter, finite and > 0.
 /// \throws std::invalid_argument for a bad eps or bad values.
 template <typename Scalar = double>
 FiniteMechanism<Scalar> randomized_response(const Vector<Scalar>& values, double eps) {

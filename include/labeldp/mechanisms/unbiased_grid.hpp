@@ -269,6 +269,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
 /// \param eps privacy parameter, finite and > 0.
 /// \param outputs the candidate outputs: finite, strictly increasing, at least one.
 /// \param options bias bound and solver options (UnbiasedOptions; checked first).
+/// \param loss the noisy-label loss minimized.
 /// \return status and, when optimal, the mechanism (only outputs with positive probability),
 ///         its expected loss \f$\sum_y p_y E[\ell(M(y), y)]\f$ and achieved bias.
 /// \throws std::invalid_argument on bad parameters (never for an infeasible or failed solve).

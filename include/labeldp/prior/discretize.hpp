@@ -56,6 +56,7 @@ class Discretizer {
   /// \param lo lower clipping bound, finite.
   /// \param hi upper clipping bound, finite, > lo.
   /// \param resolution grid step r, finite, > 0, with at most 10^7 points in [lo, hi].
+  /// \param rounding how a clipped label is rounded to a grid point.
   /// \throws std::invalid_argument naming 'lo', 'hi' or 'resolution'.
   static Discretizer grid(Scalar lo, Scalar hi, Scalar resolution, Rounding rounding = Rounding::Nearest) {
     validate_finite("lo", double(lo));

@@ -82,6 +82,7 @@ struct PrivateHistogram {
 /// but the noisy counts and the public support, so its result is as private as the counts.
 /// \param support public support values, finite and strictly increasing.
 /// \param noisy_counts one noisy count per support value.
+/// \param uniform_fallback when not null, set to whether the uniform prior was returned.
 /// \throws std::invalid_argument for a size mismatch or a bad support.
 template <typename Scalar>
 FinitePrior<Scalar> prior_from_noisy_counts(const Vector<Scalar>& support, std::span<const std::int64_t> noisy_counts,
@@ -170,6 +171,7 @@ PrivateHistogram<Scalar> private_histogram(const Vector<Scalar>& support, std::s
 
 /// Counts how many of `labels` equal each support value (the \f$h_y\f$ of Algorithm 4).
 /// \param support sorted increasing distinct values.
+/// \param labels the labels, each a support value.
 /// \throws std::invalid_argument naming the first label that is not a support value.
 template <typename Scalar>
 std::vector<std::int64_t> histogram_counts(const Vector<Scalar>& support,
@@ -190,6 +192,9 @@ std::vector<std::int64_t> histogram_counts(const Vector<Scalar>& support,
 /// Algorithm 4 of Ghazi et al. (2023) on raw labels, each of which must be a support value:
 /// histogram_counts() followed by private_histogram() on the counts.
 /// \param support public, sorted increasing distinct values.
+/// \param labels the private labels, each a support value.
+/// \param eps the budget \f$\varepsilon_1\f$ spent, finite and > 0.
+/// \param gen the generator of the noise.
 /// \throws std::invalid_argument as histogram_counts() and private_histogram().
 template <typename Scalar, std::uniform_random_bit_generator G>
 PrivateHistogram<Scalar> private_histogram_of_labels(const Vector<Scalar>& support,

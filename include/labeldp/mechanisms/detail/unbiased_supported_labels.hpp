@@ -27,11 +27,11 @@ struct SupportedLabels {
 /// Drops the labels of zero probability strictly between the extreme labels.
 ///
 /// Such a label costs nothing, and its row can be the convex combination of the rows of its
-/// kept neighbours $y_- < y < y_+$ with weights $(y_+ - y, y - y_-) / (y_+ - y_-)$: the
+/// kept neighbours \f$y_- < y < y_+\f$ with weights \f$(y_+ - y, y - y_-) / (y_+ - y_-)\f$: the
 /// row sums to 1, has mean y, and each of its entries lies between the neighbours' entries, so
-/// every ratio to another row stays within $e^{arepsilon}$ (interpolate_dropped_rows()). So
+/// every ratio to another row stays within \f$e^{\varepsilon}\f$ (interpolate_dropped_rows()). So
 /// the optimum on the kept labels is the optimum on all of them, and the kept problem's optimal
-/// duals extended by $\pi_y = \sigma_y = 0$ are optimal duals of the full problem: each
+/// duals extended by \f$\pi_y = \sigma_y = 0\f$ are optimal duals of the full problem: each
 /// reduced cost is then the kept problem's reduced cost of the pattern restricted to the kept
 /// labels (continuous_lower_bound() certifies this on the full problem). Solving on the kept
 /// labels removes the degeneracy such labels bring (an optimal face of primal solutions, since
