@@ -879,8 +879,9 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
                      "seconds per unbiased solve (default 10); a solve stopped by it is eps-DP and unbiased but "
                      "not certified optimal, and its row is marked");
       app.add_option("--output-dir", o->output_dir,
-                     "write compare.csv, test_mse.png/.svg, noisy_label_mse.png/.svg and density.png/.svg here "
-                     "(created if missing; each file atomically)");
+                     "write compare.csv (a row per method and eps, and the non-private and mean rows repeated per "
+                     "eps), test_mse.png/.svg, noisy_label_mse.png/.svg and density.png/.svg here (created if "
+                     "missing; each file atomically)");
       app.add_option("--density", o->density,
                      "METHOD:EPS for the density plot of original vs noisy training labels (default: the first "
                      "method at the eps closest to 1)");
