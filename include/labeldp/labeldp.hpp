@@ -4,6 +4,7 @@
 /// optim (revised simplex, column generation) -> prior (private prior estimation, budget,
 /// public discretization) -> mechanisms (RR-on-Bins, optimal LP, unbiased, RPWithPrior,
 /// baselines, two-stage) -> io (CSV, JSON).
+
 /// \mainpage labeldp
 ///
 /// Optimal label-differential-privacy mechanisms for regression: given a (privately estimated)
