@@ -674,3 +674,13 @@ TEST_CASE("column generation rejects: options out of range, naming the field", "
   REQUIRE_THROWS_WITH(labeldp::optim::solve_by_column_generation(master, none, wrong_size),
                       Catch::Contains("'warm_duals' has 4 entries, the master has 3 rows"));
 }
+
+TEST_CASE("column generation: known_lower_bound is validated (NaN and +infinity refused)", "[column_generation]") {
+  labeldp::optim::ColumnGenerationOptions o;
+  o.known_lower_bound = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(o.check(), Catch::Matchers::Contains("known_lower_bound"));
+  o.known_lower_bound = std::numeric_limits<double>::infinity();
+  CHECK_THROWS(o.check());
+  o.known_lower_bound = -std::numeric_limits<double>::infinity();
+  CHECK_NOTHROW(o.check());
+}

@@ -349,8 +349,13 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
                                                                             : optim::SolveStatus::NumericalIssue;
     return result;
   }
+  // Every mechanism's loss is at least the non-private C = sum_y p_y min_o loss(o, y): a valid
+  // bound at any eps, within ~e^-eps of the optimum at large eps, where the master's duals can no
+  // longer certify (their bound cancels at ratios e^eps beyond the simplex's tolerances).
+  const double nonprivate = weighted.rowwise().minCoeff().sum();
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
+  cg.known_lower_bound = std::max(cg.known_lower_bound, nonprivate / oracle.cost_scale());
 
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
@@ -444,6 +449,8 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   // that is the certificate; otherwise column generation continues from this master (warm).
   optim::ColumnGenerationResult cgr;
   bool certified_by_barrier = false;
+  const bool bound_is_floor = cg.known_lower_bound > barrier_bound;  // then no duals certify it
+  barrier_bound = std::max(barrier_bound, cg.known_lower_bound);
   if (barrier_bound > -std::numeric_limits<double>::infinity()) {
     const optim::SimplexResult first = master.solve();
     if (first.status == optim::SolveStatus::Optimal &&
@@ -453,7 +460,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
       cgr.master = first;
       cgr.iterations = first.iterations;
       cgr.lower_bound = std::min(barrier_bound, first.objective);
-      cgr.bound_duals = barrier_duals;
+      cgr.bound_duals = bound_is_floor ? Eigen::VectorXd() : barrier_duals;
     } else if (first.status == optim::SolveStatus::Optimal) {
       cgr.iterations = first.iterations;
     }
@@ -472,7 +479,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     if (cgr.master.status == optim::SolveStatus::Optimal && barrier_bound > cgr.lower_bound) {
       const double z = cgr.master.objective;
       cgr.lower_bound = std::min(barrier_bound, z);
-      cgr.bound_duals = barrier_duals;
+      cgr.bound_duals = bound_is_floor ? Eigen::VectorXd() : barrier_duals;
       cgr.gap = z != 0 ? (z - cgr.lower_bound) / std::abs(z) : 0.0;
       if (cgr.status != optim::SolveStatus::Optimal && z - cgr.lower_bound <= cg.gap_tolerance * std::abs(z))
         cgr.status = optim::SolveStatus::Optimal;

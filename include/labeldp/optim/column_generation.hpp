@@ -69,6 +69,11 @@ struct ColumnGenerationOptions {
   /// Lagrangian bound L satisfies \f$z - L \le \text{gap\_tolerance} \cdot |z|\f$, z the master
   /// objective.
   double gap_tolerance = 1e-9;
+  /// Default -infinity = none (not NaN). A lower bound on the LP optimum known from elsewhere
+  /// (e.g. a relaxation without the hard constraints): it starts the best bound L, so the solve
+  /// stops Optimal as soon as the master meets it within the gap tolerance (and the bound it
+  /// reports is never below it). Dual bounds above it replace it as usual.
+  double known_lower_bound = -std::numeric_limits<double>::infinity();
   /// Default +infinity = unknown (> 0, may be +infinity). \f$\kappa\f$: an upper bound on
   /// \f$\sum_j x_j\f$ over the oracle-priced variables of some optimal solution of the full LP,
   /// so that \f$b^T y + \kappa \min(0, \min_j \bar c_j)\f$ is a valid lower bound (Lagrangian
@@ -116,6 +121,8 @@ struct ColumnGenerationOptions {
     validate_count_limit(name("max_rounds"), max_rounds);
     validate_time_limit(name("time_limit"), time_limit);
     validate_finite_nonnegative(name("gap_tolerance"), gap_tolerance);
+    if (std::isnan(known_lower_bound) || known_lower_bound == std::numeric_limits<double>::infinity())
+      labeldp::detail::fail_parameter(name("known_lower_bound"), "must be a number below +infinity", known_lower_bound);
     if (std::isnan(column_sum_bound) || !(column_sum_bound > 0))
       labeldp::detail::fail_parameter(name("column_sum_bound"), "must be positive (infinity = unknown)",
                                       column_sum_bound);
@@ -257,8 +264,8 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
   if (options.warm_duals.size() != 0 && options.warm_duals.size() != m)
     throw std::invalid_argument("'warm_duals' has " + std::to_string(options.warm_duals.size()) +
                                 " entries, the master has " + std::to_string(m) + " rows");
-  Eigen::VectorXd center;
-  double best_bound = -inf;
+  Eigen::VectorXd center;  // empty while the best bound is the known one (no duals of its own)
+  double best_bound = options.known_lower_bound;
   bool have_master = false;
 
   const auto finish = [&](SolveStatus status) {
