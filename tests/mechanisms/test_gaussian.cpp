@@ -199,6 +199,10 @@ TEST_CASE("Gaussian mechanisms reject each bad parameter", "[gaussian]") {
   CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 1, 1, 1e-6, 0, false),
                     "'resolution' must be finite and positive, got 0");
   CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 1e6, 0.01, 1e-6, 1, false), Contains("use a coarser 'resolution'"));
+  // Noise beyond the supported width is refused at once, naming the limit (each exact delta
+  // evaluation sums ~10 sigma terms: a fuzzed eps of 1e-307 once took 30 s in construction).
+  CHECK_THROWS_WITH(DiscreteGaussianMechanism(0, 2e4, 1, 1e-6, 1, false), Contains("more than the supported 65536"));
+  CHECK_THROWS_WITH(AnalyticGaussianMechanism(0, 1, 1e-307, 1e-6, true), Contains("use a larger eps or delta"));
   CHECK_THROWS_WITH(AnalyticGaussianMechanism(0, 1, 1, 1.5, true), "'delta' must be in (0, 1), got 1.5");
   CHECK_THROWS_WITH(AnalyticGaussianMechanism(2, 1, 1, 1e-6, true), "'lo' must be below 'hi', got lo = 2, hi = 1");
   SeededRandom gen(1);

@@ -241,17 +241,26 @@ inline double discrete_gaussian_delta(double s2, double eps, std::int64_t D) {
 
 namespace detail {
 
+/// The widest discrete Gaussian supported, in lattice steps: each exact delta evaluation
+/// (discrete_gaussian_delta()) sums about 10 sigma terms and the search takes ~30 of them, so
+/// construction stays well under a second; a wider noise is refused naming this limit.
+inline constexpr double kMaxGaussianSigmaSteps = 65536;
+/// The same for the analytic Gaussian, whose lattice step grows with sigma (sigma stays below
+/// 2^15 steps) until the whole range is one step: then sigma in steps is sigma over the range,
+/// refused beyond 2^17 (eps ~ 6e-6 at delta 1e-6; construction ~0.45 s at the limit).
+inline constexpr double kMaxAnalyticSigmaSteps = 131072;
+
 /// The smallest sigma^2 (lattice units, dyadic, rounded up) whose exact delta for sensitivity D
 /// is at most delta / (1 + 1e-9); search precision 1e-9 relative in sigma, then sigma^2 rounded
 /// up to 24 significant bits.
-inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double delta, std::int64_t D, double max_sigma) {
+inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double delta, std::int64_t D, double max_sigma,
+                                                          const char* advice) {
   const double target = delta / (1 + 1e-9);
   auto ok = [&](double sigma) { return discrete_gaussian_delta(sigma * sigma, eps, D) <= target; };
   const double guess = std::max(analytic_gaussian_sigma(eps, delta, double(D)), 0.0625);
   if (guess > max_sigma)
     throw std::invalid_argument("the noise needs sigma of about " + format_number(guess) +
-                                " lattice steps, more than the supported " + format_number(max_sigma) +
-                                ": use a coarser 'resolution'");
+                                " lattice steps, more than the supported " + format_number(max_sigma) + ": " + advice);
   double lo = guess * 0.97, hi = guess * 1.03;
   while (!ok(hi)) hi *= 1.1;
   while (lo > 0.0625 && ok(lo)) lo /= 1.1;
@@ -300,7 +309,7 @@ inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, doubl
 /// rounded up to a dyadic sigma^2 of 24 significant bits) whose exact delta for sensitivity N
 /// (CKS 2020, Theorem 7; see discrete_gaussian_delta()) is at most delta / (1 + 1e-9).
 /// Sampling is exact (CKS 2020, Algorithm 3) and its work does not depend on the label.
-/// Supported: eps <= 100, sigma at most 2^20 grid steps.
+/// Supported: eps <= 100, sigma at most 2^16 grid steps (detail::kMaxGaussianSigmaSteps).
 ///
 /// \code{.cpp}
 /// labeldp::DiscreteGaussianMechanism dg(0, 5000, 1.0, 1e-6, 50, true);
@@ -310,13 +319,14 @@ inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, doubl
 class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussianMechanism> {
  public:
   /// \throws std::invalid_argument for a bad lo/hi/resolution (LabelGrid's rules), eps not in
-  ///         (0, 100], delta not in [1e-300, 1), or noise wider than 2^20 grid steps.
+  ///         (0, 100], delta not in [1e-300, 1), or noise wider than 2^16 grid steps.
   DiscreteGaussianMechanism(double lo, double hi, double eps, double delta, double resolution, bool clip)
       : m_grid(lo, hi, resolution), m_eps(eps), m_delta(delta), m_clip(clip) {
     validate_epsilon(eps);
     if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the discrete Gaussian", eps);
     detail::validate_delta(delta);
-    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), 1048576.0);
+    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxGaussianSigmaSteps,
+                                                   "use a coarser 'resolution'");
     m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_grid.steps());
   }
   double eps() const { return m_eps; }
@@ -387,7 +397,9 @@ class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussia
         m_clip(clip),
         m_analytic_sigma(checked_analytic_sigma(lo, hi, eps, delta)),
         m_grid(LabelGrid<>::power_of_two(lo, hi, grid_step_for(m_analytic_sigma, hi - lo))) {
-    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), 1048576.0);
+    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxAnalyticSigmaSteps,
+                                                   "the noise would be more than 2^17 times the label range: "
+                                                   "use a larger eps or delta");
     m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_grid.steps());
   }
   double eps() const { return m_eps; }
