@@ -16,17 +16,18 @@
 ///
 /// \section architecture Architecture
 ///
-/// Five layers under `include/labeldp/`; each uses only the layers above it (the arrows point only
-/// down), and a layer's implementation details live in its `detail/` directory and namespace.
+/// Five layers under `include/labeldp/`; each builds only on the layers above it (the arrows point
+/// only down: nothing in core includes optim, nothing in prior includes mechanisms), and a layer's
+/// implementation details live in its `detail/` directory and namespace.
 ///
 ///     core        priors, losses, finite mechanisms, audit, randomness, exact samplers
-///      |
+///      v
 ///     optim       revised simplex, column generation
-///      |
+///      v
 ///     prior       private prior estimation, budget split, public discretization
-///      |
+///      v
 ///     mechanisms  RR-on-Bins, optimal LP, unbiased, RPWithPrior, two-stage, baselines
-///      |
+///      v
 ///     io          CSV, JSON, mechanism files
 ///
 /// - **core**: core/concepts.hpp and core/mechanism.hpp, the labeldp::Mechanism concept and
