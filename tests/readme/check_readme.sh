@@ -101,6 +101,36 @@ if [ "$mode" = paths ]; then
       diff <(printf '%s\n' "$listing") "$src/examples/quickstart.cpp" >&2
     fi
   fi
+  # The main job's tables are examples/results/compare.csv (what .ci/demo writes), in thousands:
+  # "| method | 202 ± 21 | ..." is test_mse and its sd, the noisy-label table noisy_label_mse.
+  csv=$src/examples/results/compare.csv
+  if [ -f "$csv" ] && grep -q '^| test MSE (10^3) |' "$readme"; then
+    while IFS= read -r problem; do fail "README table vs examples/results/compare.csv: $problem"; done < <(
+      awk -F, 'FNR == NR { if (FNR > 1) { t[$1 "@" $2] = $6; tsd[$1 "@" $2] = $7; n[$1 "@" $2] = $4 }; next }
+        function k(x) { return sprintf("%.0f", x / 1000) }
+        /^\| (test MSE|noisy-label MSE) \(10\^3\) \|/ {
+          kind = ($2 ~ /test/) ? "test" : "noisy"; ne = 0
+          for (i = 3; i < NF; i++) { e = $i; gsub(/[^0-9.]/, "", e); eps[++ne] = e }
+          tables++; next
+        }
+        /^\|---/ { next }
+        kind != "" && /^\| / {
+          m = $2; gsub(/\*/, "", m); sub(/ \(.*\)/, "", m); gsub(/^ +| +$/, "", m)
+          for (i = 3; i < NF; i++) {
+            cell = $i; gsub(/\*/, "", cell); gsub(/^ +| +$/, "", cell)
+            key = m "@" eps[i - 2]
+            if (!(key in t)) { print "no row " m " at eps " eps[i - 2]; continue }
+            want = (kind == "test") ? k(t[key]) " ± " k(tsd[key]) : k(n[key])
+            if (cell != want) print kind " MSE of " m " at eps " eps[i - 2] ": README " cell ", compare.csv " want
+            cells++
+          }
+          next
+        }
+        { kind = "" }
+        END { if (tables != 2 || cells < 50) print "found " tables + 0 " tables, " cells + 0 " cells" }
+      ' FS=, "$csv" FS='|' "$readme")
+    checked=$((checked + 1))
+  fi
   [ "$checked" -gt 20 ] || fail "only $checked paths found in README.md: is the extraction broken?"
   echo "README paths: $checked checked"
   finish
