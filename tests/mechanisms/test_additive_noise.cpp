@@ -160,6 +160,15 @@ TEST_CASE("DiscreteLaplace::for_privacy: realized eps <= eps exactly, and close 
       CHECK(d.realized_epsilon(delta) <= eps);
       CHECK(double(d.gamma()) * delta >= eps * (1 - std::ldexp(1.0, -19)));
     }
+  // eps / sensitivity up to 2^62 with a large sensitivity: eps 2^62 scaled by 2^62 overflowed the
+  // 128-bit numerator (UBSan, found by fuzz_mechanisms at eps 4.2e25).
+  for (const auto& [eps, delta] : std::vector<std::pair<double, double>>{
+           {1e25, 1e7}, {std::ldexp(1.0, 114), 9007199254740992.0}, {4e18, 1.0}, {4.19e25, 1e7}}) {
+    INFO("eps " << eps << " sensitivity " << delta);
+    const auto d = DiscreteLaplace::for_privacy(eps, delta);
+    CHECK(d.realized_epsilon(delta) <= eps);
+    CHECK(double(d.gamma()) * delta >= eps * (1 - std::ldexp(1.0, -19)));
+  }
   REQUIRE_THROWS_WITH(DiscreteLaplace::for_privacy(0.0, 1.0), "'eps' must be finite and positive, got 0");
   REQUIRE_THROWS_WITH(DiscreteLaplace::for_privacy(std::nan(""), 1.0), "'eps' must be finite and positive, got nan");
   REQUIRE_THROWS_WITH(DiscreteLaplace::for_privacy(1.0, 0.0), "'sensitivity' must be an integer in [1, 2^53], got 0");

@@ -353,8 +353,10 @@ class DiscreteLaplace {
     const double target = eps - std::max(std::ldexp(eps, -40), std::ldexp(1.0, -48));
     const auto delta = static_cast<std::uint64_t>(sensitivity);
     for (int k = 62;; --k) {
-      // floor(x 2^k / Delta) = floor(floor(x 2^k) / Delta) for an integer Delta; x 2^k < 2^125.
+      // floor(x 2^k / Delta) = floor(floor(x 2^k) / Delta) for an integer Delta. x 2^k must fit
+      // in 128 bits: with eps up to 2^62 Delta (Delta up to 2^53), x 2^62 can reach 2^177.
       const double scaled = std::floor(std::ldexp(target, k));
+      if (scaled >= std::ldexp(1.0, 127)) continue;
       const detail::u128 num = static_cast<detail::u128>(scaled);
       const detail::u128 s = num / delta;
       if (s < (detail::u128(1) << 63)) {
