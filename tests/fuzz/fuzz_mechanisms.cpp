@@ -88,6 +88,12 @@ void run(labeldp_fuzz::Bytes& b) {
     case 1: {  // optimal unbiased (or bias-bounded) on a small grid (`unbiased --grid`)
       // tests/fuzz/findings/unbiased_grid_cap_not_converged.bin is the input on which the old
       // fixed-point cap_to_epsilon() left a stored ratio two ulps above e^eps (issue 13, fixed).
+      // Not below eps 1e-5 (known, issue 11): the first master solve is not limited by the time
+      // limit (by design: a time limit of 0 still answers with a feasible mechanism), and at eps
+      // 2.4e-10 it took 22 s under the fuzzer's instrumentation (0.4 s in a Release build;
+      // corpus input unbiased_grid_tiny_eps_first_master.bin). The unbiased LP is ill-conditioned
+      // there anyway (outputs ~ 1/eps) and the CLI says so.
+      if (eps < 1e-5) break;
       const auto prior = make_prior(b);
       const Index grid = Index(b.range(2, 12));
       labeldp::UnbiasedOptions options;

@@ -216,9 +216,6 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   };
   optim::SimplexOptions simplex_options = options.simplex;
   simplex_options.compute_reduced_costs = false;  // the pricing below works from the duals
-  // The time limit covers the first master solve too (the engine does not limit that one by
-  // itself): a degenerate first master (tiny eps) then ends TimeLimit instead of running on.
-  simplex_options.time_limit = std::min(simplex_options.time_limit, options.time_limit);
   optim::RevisedSimplex master(std::move(lp), simplex_options);
   master.set_transpose_product(product);
   {
