@@ -333,11 +333,15 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   // sum_o q_o >= e^-eps and its loss is at least C + e^-eps min_o (W_o - C), C = sum_y p_y
   // min_o loss(o, y). The LP itself degenerates there (r = e^eps - 1 underflows the master's
   // scaling), so this is the answer, certified by that bound.
+  // Every mechanism's loss is at least the non-private C = sum_y p_y min_o loss(o, y): a valid
+  // bound at any eps, within ~e^-eps of the optimum at large eps, where the master's duals can no
+  // longer certify (their bound cancels at ratios e^eps beyond the simplex's tolerances).
+  const double nonprivate = weighted.rowwise().minCoeff().sum();
   if (-std::expm1(-eps) <= 1e-12) {
     const Eigen::VectorXd W = weighted.colwise().sum().transpose();
     Index best = 0;
     W.minCoeff(&best);
-    const double C = weighted.rowwise().minCoeff().sum();
+    const double C = nonprivate;
     OptimalLPResult<Scalar> result;
     result.mechanism = FiniteMechanism<Scalar>(prior.values(), Vector<Scalar>::Constant(1, sorted[std::size_t(best)]),
                                                Matrix<Scalar>::Constant(k, 1, Scalar(1)));
@@ -349,10 +353,6 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
                                                                             : optim::SolveStatus::NumericalIssue;
     return result;
   }
-  // Every mechanism's loss is at least the non-private C = sum_y p_y min_o loss(o, y): a valid
-  // bound at any eps, within ~e^-eps of the optimum at large eps, where the master's duals can no
-  // longer certify (their bound cancels at ratios e^eps beyond the simplex's tolerances).
-  const double nonprivate = weighted.rowwise().minCoeff().sum();
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
   cg.known_lower_bound = std::max(cg.known_lower_bound, nonprivate / oracle.cost_scale());
