@@ -37,7 +37,9 @@
 ///   labeldp::NoisyLabelLoss concept; core/label_grid.hpp, labeldp::LabelGrid, the public grid of
 ///   the additive baselines; core/audit.hpp, audit_epsilon(), satisfies_epsilon(),
 ///   realized_satisfies_epsilon() and cap_to_epsilon(); core/random.hpp, labeldp::SecureRandom (the
-///   default, OS-keyed ChaCha20) and labeldp::SeededRandom (opt-in); core/sampling.hpp,
+///   default, OS-keyed ChaCha20; SIMD blocks in core/detail/chacha20_simd.hpp) and
+///   labeldp::SeededRandom (opt-in); core/keyed_random.hpp, labeldp::KeyedRandom and
+///   sample_keyed(), re-run-safe noise keyed by the user's secret and the record id; core/sampling.hpp,
 ///   core/alias_table.hpp and core/clipped_discrete_laplace.hpp, the exact samplers (bernoulli(),
 ///   uniform_below(), labeldp::DiscreteLaplace, two_sided_geometric(), labeldp::DyadicAliasTable,
 ///   labeldp::CyclicRandomizedResponse, labeldp::ClippedDiscreteLaplace); core/validate.hpp,
@@ -143,6 +145,7 @@
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/json_writer.hpp"
+#include "labeldp/core/keyed_random.hpp"
 #include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/mechanism.hpp"

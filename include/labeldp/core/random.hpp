@@ -22,6 +22,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "labeldp/core/detail/chacha20_simd.hpp"
+
 namespace labeldp {
 
 namespace detail {
@@ -159,8 +161,8 @@ class ChaCha20 {
     m_pos = kBufferWords;
   }
 
-  static constexpr std::size_t kBlocks = 8;                 // blocks generated per refill
-  static constexpr std::size_t kBufferWords = kBlocks * 8;  // 64-bit words per refill
+  static constexpr std::size_t kBlocks = detail::kChaChaGroup;  // blocks generated per refill
+  static constexpr std::size_t kBufferWords = kBlocks * 8;      // 64-bit words per refill
 
   result_type next_slow() {
     const std::uint64_t now = detail::fork_generation().load(std::memory_order_relaxed);
@@ -218,62 +220,22 @@ class ChaCha20 {
     B = std::rotl(B, 7);
   }
 
-  // Four lanes of 32-bit words (GCC/Clang vector extension, SSE2 width, part of the x86-64 and
-  // AArch64 baselines): four blocks are computed in lockstep, one block per lane, so every round
-  // is a handful of SIMD instructions.
-  static constexpr std::size_t kLanes = 4;
-  typedef std::uint32_t Lanes __attribute__((vector_size(4 * kLanes)));
-
-  [[gnu::always_inline]] static Lanes rotl(Lanes v, int r) { return (v << r) | (v >> (32 - r)); }
-
-  [[gnu::always_inline]] static void qr(Lanes& a, Lanes& b, Lanes& c, Lanes& d) {
-    a += b;
-    d ^= a;
-    d = rotl(d, 16);
-    c += d;
-    b ^= c;
-    b = rotl(b, 12);
-    a += b;
-    d ^= a;
-    d = rotl(d, 8);
-    c += d;
-    b ^= c;
-    b = rotl(b, 7);
-  }
-
+  // The blocks of a refill are computed by the SIMD core (detail/chacha20_simd.hpp: 16, 8 or 4
+  // lanes, chosen at run time), 16 consecutive 64-bit block counters in words 12-13.
   void refill() {
-    for (std::size_t group = 0; group < kBlocks / kLanes; ++group) blocks(group * kLanes);
-    const std::uint32_t before = m_state[12];
-    m_state[12] += std::uint32_t(kBlocks);
-    if (m_state[12] < before) ++m_state[13];
-    m_pos = 0;
-  }
-
-  // Blocks first .. first + kLanes - 1 of this refill into the buffer.
-  void blocks(std::size_t first) {
-    Lanes in[16];
-    for (std::size_t w = 0; w < 16; ++w) in[w] = Lanes{} + m_state[w];
-    // 64-bit block counter in words 12-13 so the stream never repeats within 2^64 blocks.
-    const Lanes offset{std::uint32_t(first), std::uint32_t(first + 1), std::uint32_t(first + 2),
-                       std::uint32_t(first + 3)};
-    in[12] += offset;
-    in[13] -= (in[12] < m_state[12]);  // a lane comparison is -1 where true: adds the carry
-    Lanes x[16];
-    for (std::size_t w = 0; w < 16; ++w) x[w] = in[w];
-    for (int round = 0; round < 10; ++round) {
-      qr(x[0], x[4], x[8], x[12]);
-      qr(x[1], x[5], x[9], x[13]);
-      qr(x[2], x[6], x[10], x[14]);
-      qr(x[3], x[7], x[11], x[15]);
-      qr(x[0], x[5], x[10], x[15]);
-      qr(x[1], x[6], x[11], x[12]);
-      qr(x[2], x[7], x[8], x[13]);
-      qr(x[3], x[4], x[9], x[14]);
-    }
-    for (std::size_t w = 0; w < 16; ++w) x[w] += in[w];
-    for (std::size_t b = 0; b < kLanes; ++b)
+    const std::uint64_t counter = std::uint64_t(m_state[12]) | (std::uint64_t(m_state[13]) << 32);
+    std::uint64_t counters[kBlocks];
+    for (std::size_t b = 0; b < kBlocks; ++b) counters[b] = counter + b;  // wraps mod 2^64
+    alignas(64) std::uint32_t out[16 * kBlocks];
+    detail::chacha20_blocks16(m_state.data(), counters, out);
+    for (std::size_t b = 0; b < kBlocks; ++b)
       for (std::size_t j = 0; j < 8; ++j)
-        m_buffer[(first + b) * 8 + j] = std::uint64_t(x[2 * j][b]) | (std::uint64_t(x[2 * j + 1][b]) << 32);
+        m_buffer[b * 8 + j] =
+            std::uint64_t(out[(2 * j) * kBlocks + b]) | (std::uint64_t(out[(2 * j + 1) * kBlocks + b]) << 32);
+    const std::uint64_t next = counter + kBlocks;
+    m_state[12] = std::uint32_t(next);
+    m_state[13] = std::uint32_t(next >> 32);
+    m_pos = 0;
   }
 
   Block m_state{};
