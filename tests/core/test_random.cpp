@@ -4,8 +4,11 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <labeldp/core/random.hpp>
+#include <random>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 TEST_CASE("ChaCha20: RFC 8439 section 2.3.2 block function test vector", "[random]") {
   labeldp::ChaCha20::Key key{};
@@ -209,4 +212,125 @@ TEST_CASE("An explicitly keyed ChaCha20 replays its stream in a forked child (re
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   CHECK(child == ref());
   CHECK(gen() == child);
+}
+
+namespace {
+
+// Every SIMD width of the ChaCha20 core this machine runs (4 lanes always; 8 with AVX2; 16 with
+// AVX-512F).
+std::vector<labeldp::detail::ChaChaWidth> supported_widths() {
+  std::vector<labeldp::detail::ChaChaWidth> widths;
+  for (auto w : {labeldp::detail::ChaChaWidth::lanes4, labeldp::detail::ChaChaWidth::lanes8,
+                 labeldp::detail::ChaChaWidth::lanes16})
+    if (labeldp::detail::chacha_width_supported(w)) widths.push_back(w);
+  return widths;
+}
+
+// The RFC 8439 test key 00 01 .. 1f as the state's words 4-11.
+labeldp::ChaCha20::Block rfc_state(std::uint32_t n0, std::uint32_t n1, std::uint32_t n2) {
+  labeldp::ChaCha20::Block s{0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
+  for (std::uint32_t i = 0; i < 8; ++i)
+    s[4 + i] = (4 * i) | ((4 * i + 1) << 8) | ((4 * i + 2) << 16) | ((4 * i + 3) << 24);
+  s[13] = n0;
+  s[14] = n1;
+  s[15] = n2;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("ChaCha20 SIMD core: RFC 8439 section 2.3.2 block at every width", "[random]") {
+  const std::array<std::uint32_t, 16> expected{0xe4e7f110, 0x15593bd1, 0x1fdd0f50, 0xc47120a3, 0xc7f4d1c7, 0x0368c033,
+                                               0x9aaa2204, 0x4e6cd4c3, 0x466482d2, 0x09aa9f07, 0x05d7c214, 0xa2028bd9,
+                                               0xd19c12b5, 0xb94e16de, 0xe883d0cb, 0x4e3c50a2};
+  const auto base = rfc_state(0x09000000u, 0x4a000000u, 0);
+  // Counter 1 in word 12, the nonce's first word in word 13: the 64-bit counter is both.
+  std::uint64_t counters[16];
+  for (auto& c : counters) c = 1 | (std::uint64_t(0x09000000u) << 32);
+  const auto widths = supported_widths();
+  INFO("avx2 " << labeldp::detail::chacha_width_supported(labeldp::detail::ChaChaWidth::lanes8) << ", avx512f "
+               << labeldp::detail::chacha_width_supported(labeldp::detail::ChaChaWidth::lanes16));
+  CHECK(widths.size() >= 1);
+  for (auto width : widths) {
+    std::array<std::uint32_t, 256> out{};
+    labeldp::detail::chacha20_blocks16(width, base.data(), counters, out.data());
+    for (std::size_t b = 0; b < 16; ++b)
+      for (std::size_t w = 0; w < 16; ++w) {
+        INFO("width " << int(width) << " block " << b << " word " << w);
+        CHECK(out[16 * w + b] == expected[w]);
+      }
+  }
+}
+
+TEST_CASE("ChaCha20 SIMD core: RFC 8439 section 2.4.2 keystream (sunscreen) at every width", "[random]") {
+  const std::string plaintext =
+      "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would "
+      "be it.";
+  const std::array<std::uint8_t, 114> ciphertext{
+      0x6e, 0x2e, 0x35, 0x9a, 0x25, 0x68, 0xf9, 0x80, 0x41, 0xba, 0x07, 0x28, 0xdd, 0x0d, 0x69, 0x81, 0xe9, 0x7e, 0x7a,
+      0xec, 0x1d, 0x43, 0x60, 0xc2, 0x0a, 0x27, 0xaf, 0xcc, 0xfd, 0x9f, 0xae, 0x0b, 0xf9, 0x1b, 0x65, 0xc5, 0x52, 0x47,
+      0x33, 0xab, 0x8f, 0x59, 0x3d, 0xab, 0xcd, 0x62, 0xb3, 0x57, 0x16, 0x39, 0xd6, 0x24, 0xe6, 0x51, 0x52, 0xab, 0x8f,
+      0x53, 0x0c, 0x35, 0x9f, 0x08, 0x61, 0xd8, 0x07, 0xca, 0x0d, 0xbf, 0x50, 0x0d, 0x6a, 0x61, 0x56, 0xa3, 0x8e, 0x08,
+      0x8a, 0x22, 0xb6, 0x5e, 0x52, 0xbc, 0x51, 0x4d, 0x16, 0xcc, 0xf8, 0x06, 0x81, 0x8c, 0xe9, 0x1a, 0xb7, 0x79, 0x37,
+      0x36, 0x5a, 0xf9, 0x0b, 0xbf, 0x74, 0xa3, 0x5b, 0xe6, 0xb4, 0x0b, 0x8e, 0xed, 0xf2, 0x78, 0x5e, 0x42, 0x87, 0x4d};
+  REQUIRE(plaintext.size() == ciphertext.size());
+  const auto base = rfc_state(0, 0x4a000000u, 0);
+  std::uint64_t counters[16];
+  for (std::uint64_t b = 0; b < 16; ++b) counters[b] = 1 + b;
+  for (auto width : supported_widths()) {
+    std::array<std::uint32_t, 256> out{};
+    labeldp::detail::chacha20_blocks16(width, base.data(), counters, out.data());
+    for (std::size_t i = 0; i < plaintext.size(); ++i) {
+      const std::size_t block = i / 64, word = (i % 64) / 4, shift = 8 * (i % 4);
+      const auto key_byte = std::uint8_t(out[16 * word + block] >> shift);
+      INFO("width " << int(width) << " byte " << i);
+      CHECK(std::uint8_t(std::uint8_t(plaintext[i]) ^ key_byte) == ciphertext[i]);
+    }
+  }
+}
+
+TEST_CASE("ChaCha20 SIMD core: every width equals the scalar block bit for bit, counter carries included", "[random]") {
+  std::mt19937_64 rng(20240515);
+  for (int group = 0; group < 300; ++group) {
+    labeldp::ChaCha20::Block base{};
+    for (auto& w : base) w = std::uint32_t(rng());
+    std::uint64_t counters[16];
+    const int kind = group % 3;
+    for (std::uint64_t b = 0; b < 16; ++b) {
+      if (kind == 0)  // consecutive across the carry from word 12 into word 13
+        counters[b] = (std::uint64_t(rng() % 1000) << 32) + 0xfffffff8u + b;
+      else if (kind == 1)  // consecutive across the 64-bit wrap
+        counters[b] = ~std::uint64_t{0} - 7 + b;
+      else  // arbitrary (the keyed batches)
+        counters[b] = rng();
+    }
+    for (auto width : supported_widths()) {
+      std::array<std::uint32_t, 256> out{};
+      labeldp::detail::chacha20_blocks16(width, base.data(), counters, out.data());
+      for (std::size_t b = 0; b < 16; ++b) {
+        auto state = base;
+        state[12] = std::uint32_t(counters[b]);
+        state[13] = std::uint32_t(counters[b] >> 32);
+        const auto expected = labeldp::ChaCha20::block(state);
+        for (std::size_t w = 0; w < 16; ++w) {
+          INFO("group " << group << " width " << int(width) << " block " << b << " word " << w);
+          REQUIRE(out[16 * w + b] == expected[w]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ChaCha20 stream: 1000 blocks equal the scalar block function across the 32-bit carry", "[random]") {
+  const labeldp::ChaCha20::Key key{11, 22, 33, 44, 55, 66, 77, 88};
+  labeldp::ChaCha20 gen(key, {5, 6, 7}, 0xffffff00u);
+  auto state = gen.state();
+  for (int b = 0; b < 1000; ++b) {
+    const auto block = labeldp::ChaCha20::block(state);
+    for (std::size_t j = 0; j < 8; ++j) {
+      INFO("block " << b << " word " << j);
+      REQUIRE(gen() == (std::uint64_t(block[2 * j]) | (std::uint64_t(block[2 * j + 1]) << 32)));
+    }
+    if (++state[12] == 0) ++state[13];
+  }
 }
