@@ -345,7 +345,10 @@ class DyadicAliasTable {
   Index operator()(Index i, G& gen) const {
     const std::uint64_t x = random_u64(gen);
     const Entry& e = m_table[std::size_t(i) * m_columns + std::size_t(x >> m_shift)];
-    return Index(x < e.cut ? e.primary : e.alias);
+    // Branch-free selection (a mask, not a jump): no misprediction on the coin, whose outcome
+    // is as random as the output, and timing independent of it.
+    const std::uint32_t take_alias = std::uint32_t(0) - std::uint32_t(x >= e.cut);
+    return Index(e.primary ^ ((e.primary ^ e.alias) & take_alias));
   }
 
   /// The integer weights of row i (they sum to \f$2^{64}\f$), recovered from the alias table
@@ -497,7 +500,7 @@ class CyclicRandomizedResponse {
   template <std::uniform_random_bit_generator G>
   Index operator()(Index bin, G& gen) const {
     const Index v = bin + m_offsets(0, gen);
-    return v >= m_d ? v - m_d : v;
+    return v - (m_d & -Index(v >= m_d));  // branch-free wrap into [0, d)
   }
 
  private:
