@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <labeldp/core/keyed_random.hpp>
 #include <labeldp/core/mechanism.hpp>
+#include <labeldp/mechanisms/any_mechanism.hpp>
+#include <labeldp/mechanisms/randomized_response.hpp>
 #include <numeric>
 #include <random>
 #include <span>
@@ -190,6 +192,33 @@ TEST_CASE("sample_keyed: equals per-record streams whatever the split, order or 
                           std::span<double>(sout));
     for (std::size_t t = 0; t < n; ++t) CHECK(sout[t] == expected[perm[t]]);
   }
+}
+
+TEST_CASE("sample_keyed: an AnyMechanism on raw labels (randomized rounding + alias draw) equals per-record streams",
+          "[keyed]") {
+  const labeldp::KeyedRandom keyed(test_key(8));
+  labeldp::Vector<double> grid(11);
+  for (int i = 0; i <= 10; ++i) grid[i] = double(i);
+  const auto any = labeldp::AnyMechanism::from_finite("rr", 1.0, labeldp::randomized_response(grid, 1.0));
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> label(-1.0, 11.0);
+  const std::size_t n = 777;
+  std::vector<double> in(n), out(n);
+  for (auto& y : in) y = label(rng);
+  std::vector<std::uint64_t> contiguous(n), random_ids(n);
+  std::iota(contiguous.begin(), contiguous.end(), std::uint64_t{3});
+  for (auto& id : random_ids) id = rng();
+  for (const auto* ids : {&contiguous, &random_ids}) {
+    labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(*ids), keyed,
+                          std::span<double>(out));
+    CHECK(out == per_record(any, in, *ids, keyed));
+  }
+  // The rounding draws a word: two records with equal labels and ids in one block still differ
+  // somewhere (the outputs are not a function of the label alone).
+  std::vector<double> same(n, 4.5), out_same(n);
+  labeldp::sample_keyed(any, std::span<const double>(same), std::span<const std::uint64_t>(contiguous), keyed,
+                        std::span<double>(out_same));
+  CHECK(std::count(out_same.begin(), out_same.end(), out_same[0]) < std::ptrdiff_t(n));
 }
 
 TEST_CASE("sample_keyed: size mismatches are refused before any draw", "[keyed]") {

@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/detail/chacha20_simd.hpp"
@@ -228,7 +229,11 @@ void sample_keyed(const M& m, std::span<const double> in, std::span<const std::u
   if (out.size() != in.size())
     throw std::invalid_argument("sample_keyed: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
                                 std::to_string(in.size()));
-  detail::KeyedBatch::run(m, in, ids, keyed, out);
+  if constexpr (requires { std::visit([](const auto&) {}, m.variant()); })
+    // A type-erased mechanism (AnyMechanism): one dispatch per batch, not per label.
+    std::visit([&](const auto& inner) { detail::KeyedBatch::run(inner, in, ids, keyed, out); }, m.variant());
+  else
+    detail::KeyedBatch::run(m, in, ids, keyed, out);
 }
 
 }  // namespace labeldp
