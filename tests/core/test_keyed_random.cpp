@@ -309,3 +309,53 @@ TEST_CASE("sample_keyed: outputs under two keys are independent; the same key tw
   CHECK(independent < 6);
   CHECK(same > 6);
 }
+
+#include <labeldp/prior/discretize.hpp>
+
+TEST_CASE("NearestInputIndex (the raw-label map of finite mechanism files) equals Discretizer::points().index",
+          "[keyed]") {
+  std::mt19937_64 rng(21);
+  std::vector<std::vector<double>> supports;
+  supports.push_back({3.5});
+  supports.push_back({-1.0, 2.0});
+  {
+    std::vector<double> grid;
+    for (int i = 0; i <= 100; ++i) grid.push_back(50.0 * i);
+    supports.push_back(grid);
+  }
+  {
+    std::vector<double> tenths;  // 0.1 steps: not exact in binary, roundoff at bucket edges
+    for (int i = 0; i <= 1000; ++i) tenths.push_back(0.1 * i - 7.3);
+    supports.push_back(tenths);
+  }
+  for (int rep = 0; rep < 5; ++rep) {  // irregular: clustered and spread points
+    std::vector<double> v;
+    for (int i = 0; i < 60; ++i) v.push_back(std::ldexp(double(rng() % 100000) - 50000.0, int(rng() % 20) - 10));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    supports.push_back(v);
+  }
+  supports.push_back({-1e308, 0.0, 1e308});  // a range that overflows
+  for (const auto& support : supports) {
+    labeldp::Vector<double> inputs(labeldp::Index(support.size()));
+    for (std::size_t i = 0; i < support.size(); ++i) inputs[labeldp::Index(i)] = support[i];
+    const labeldp::detail::NearestInputIndex fast(inputs);
+    const auto reference = labeldp::Discretizer<double>::points(support);
+    std::vector<double> labels{-1e300, 1e300, -0.0};
+    for (std::size_t i = 0; i < support.size(); ++i) {
+      const double s = support[i];
+      for (double y : {s, std::nextafter(s, -HUGE_VAL), std::nextafter(s, HUGE_VAL)}) labels.push_back(y);
+      if (i + 1 < support.size()) {
+        const double mid = s + (support[i + 1] - s) / 2;
+        for (double y : {mid, std::nextafter(mid, -HUGE_VAL), std::nextafter(mid, HUGE_VAL)}) labels.push_back(y);
+      }
+    }
+    std::uniform_real_distribution<double> around(support.front() - 10, support.back() + 10);
+    if (std::isfinite(support.back() - support.front()))
+      for (int t = 0; t < 20000; ++t) labels.push_back(around(rng));
+    for (double y : labels) {
+      INFO("support of " << support.size() << " points, label " << y);
+      REQUIRE(fast.find(y) == reference.index(y));
+    }
+  }
+}

