@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+"""The two-stage label-DP pipeline on a Dask cluster, on the bundled CPS wages scaled up.
+
+Ghazi et al. 2023 ("Regression with Label Differential Privacy", Algorithm 3) end to end with
+labeldp.dask: a private prior of the wages (eps1, Algorithm 4: exact per-partition counts, summed,
+noise added once), the optimal RR-on-Bins mechanism for it (eps2), then keyed privatization of
+every row (the noise of row i a function of the secret key and i only, so a retried task cannot
+release a second noisy copy), and summaries of the release.
+
+The rows are generated ON THE WORKERS: partition p builds rows [start_p, stop_p) itself, row i
+being CPS row i mod 28,155 with id i, from the 28,155-row table shipped to each worker once. No
+process ever holds all rows. (Repeated rows are separate records here: a person with r records
+would be protected per record, see README "Privacy and security".)
+
+  PYTHONPATH=build/python /usr/bin/python3 examples/python/pipeline_dask.py --rows 100000000 --workers 2
+  ... --key-file label.key          the release's secret key (head -c 32 /dev/urandom > label.key)
+  ... --bench                       labels/s with 1 and with 2 worker processes
+  ... --scheduler tcp://host:8786   an existing cluster (dask-scheduler / dask-worker) instead
+"""
+
+import argparse
+import logging
+import math
+import os
+import pathlib
+import secrets
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+import dask
+import dask.dataframe as dd
+import distributed
+
+# This script sits next to the package's sources (examples/python/labeldp, without the compiled
+# extension): import the built package from PYTHONPATH instead.
+if sys.path and pathlib.Path(sys.path[0] or ".").resolve() == pathlib.Path(__file__).resolve().parent:
+    del sys.path[0]
+
+import labeldp  # noqa: E402
+import labeldp.dask as ldd  # noqa: E402
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "cps1988.csv"
+
+
+def repeated(column, start, stop):
+    """Elements start..stop-1 of `column` repeated without end (block copies, no per-row index)."""
+    out = np.empty(stop - start, dtype=column.dtype)
+    pos, i = 0, start % column.size
+    while pos < out.size:
+        k = min(column.size - i, out.size - pos)
+        out[pos : pos + k] = column[i : i + k]
+        pos, i = pos + k, 0
+    return out
+
+
+def cps_rows(base, start, stop):
+    """Rows start..stop-1 of the CPS table repeated without end: row i is CPS row i mod n, id i."""
+    return pd.DataFrame(
+        {
+            "id": np.arange(start, stop, dtype=np.int64),
+            "education": repeated(base["education"].to_numpy(), start, stop),
+            "wage": repeated(base["wage"].to_numpy(), start, stop),
+        },
+        index=pd.RangeIndex(start, stop),
+    )
+
+
+def summarize(df, lo, hi):
+    """Per years of education: rows, sum of the (clipped) true and of the noisy wages, squared error."""
+    edu = df["education"].to_numpy()
+    true = np.clip(df["wage"].to_numpy(), lo, hi)
+    noisy = df["noisy_wage"].to_numpy()
+    size = int(edu.max()) + 1 if edu.size else 0
+    return pd.DataFrame(
+        {
+            "n": np.bincount(edu, minlength=size),
+            "true": np.bincount(edu, true, minlength=size),
+            "noisy": np.bincount(edu, noisy, minlength=size),
+            "sq_err": np.bincount(edu, (noisy - true) ** 2, minlength=size),
+        }
+    )
+
+
+def scaled_cps(rows, partition_rows):
+    """A Dask DataFrame of `rows` CPS rows, each partition built on the worker that runs it."""
+    base = pd.read_csv(DATA, usecols=["wage", "education"])
+    base_node = dask.delayed(base, pure=True)  # one graph node: sent to each worker once
+    starts = list(range(0, rows, partition_rows))
+    stops = starts[1:] + [rows]
+    parts = [dask.delayed(cps_rows, pure=True)(base_node, a, b) for a, b in zip(starts, stops)]
+    return dd.from_delayed(parts, meta=cps_rows(base, 0, 0), divisions=starts + [rows - 1], verify_meta=False)
+
+
+def read_key(path):
+    """The release's 32-byte key from `path`; a fresh one (not kept) without --key-file."""
+    if path is None:
+        print(
+            "pipeline_dask: no --key-file: using a fresh key for this run only (retries within the run are safe; "
+            "a re-run would be a second, independent release)",
+            file=sys.stderr,
+        )
+        return secrets.token_bytes(32)
+    try:
+        with open(path, "rb") as f:
+            key = f.read(33)
+    except OSError as e:
+        sys.exit(f"pipeline_dask: error: --key-file {path}: {e.strerror}")
+    if len(key) != 32:
+        sys.exit(
+            f"pipeline_dask: error: --key-file {path}: a key is exactly 32 bytes, the file has "
+            f"{'more than 32' if len(key) > 32 else len(key)} (make one: head -c 32 /dev/urandom > label.key)"
+        )
+    return key
+
+
+def prior_arrays(prior):
+    """(values, probs) of a labeldp.PrivatePrior."""
+    return np.asarray(prior.values, dtype=np.float64), np.asarray(prior.probs, dtype=np.float64)
+
+
+def make_client(args, workers):
+    if args.scheduler:
+        return None, distributed.Client(args.scheduler)
+    cluster = distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
+    return cluster, distributed.Client(cluster)
+
+
+def close(cluster, client):
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def run_pipeline(args, key):
+    cluster, client = make_client(args, args.workers)
+    try:
+        n_workers = len(client.scheduler_info()["workers"])
+        ddf = scaled_cps(args.rows, args.partition_rows)
+        print(f"{args.rows:,} rows in {ddf.npartitions} partitions on {n_workers} worker processes")
+
+        t0 = time.perf_counter()
+        values, probs = prior_arrays(
+            ldd.private_prior(ddf, "wage", args.eps1, args.lo, args.hi, args.resolution, key=key)
+        )
+        t1 = time.perf_counter()
+        print(f"stage 1: private prior, eps1 = {args.eps1:g}, {values.size} grid points: {t1 - t0:.1f} s")
+
+        m = labeldp.rr_on_bins(values, probs, args.eps2)
+        print(f"stage 2: RR-on-Bins, eps2 = {args.eps2:g}, expected squared error {m.expected_loss:,.0f}")
+
+        release = ldd.privatize(ddf, "wage", m, key, "id", output_column="noisy_wage")
+        meta = pd.DataFrame({"n": np.empty(0, np.int64), "true": [], "noisy": [], "sq_err": []})
+        t2 = time.perf_counter()
+        parts = release.map_partitions(summarize, args.lo, args.hi, meta=meta).compute()
+        t3 = time.perf_counter()
+        groups = parts.groupby(level=0).sum()
+        groups = groups[groups["n"] > 0]
+        n, total = int(groups["n"].sum()), groups.sum()
+        print(f"privatized {n:,} labels in {t3 - t2:.1f} s ({n / (t3 - t2) / 1e6:.1f} M labels/s, with the summaries)")
+        print(f"total eps per label: {args.eps1:g} + {args.eps2:g}")
+        print(
+            f"mean wage (clipped to [{args.lo:g}, {args.hi:g}]): {total['true'] / n:.2f}; "
+            f"mean noisy wage: {total['noisy'] / n:.2f}; noisy-label MSE: {total['sq_err'] / n:,.0f}"
+        )
+        print("mean wage by years of education (true, noisy), a few groups:")
+        for edu in [e for e in (8, 12, 14, 16, 18) if e in groups.index]:
+            g = groups.loc[edu]
+            print(f"  {edu:2d}: {g['true'] / g['n']:8.2f} {g['noisy'] / g['n']:8.2f}")
+        return m
+    finally:
+        close(cluster, client)
+
+
+def bench(args, key, m):
+    """Labels/s of keyed privatization (rows generated, privatized and summed on the workers)."""
+    print(f"throughput, {args.rows:,} rows, RR-on-Bins at eps2 = {args.eps2:g}, keyed, best of {args.repeat}:")
+    rates = {}
+    for workers in (1, 2):
+        cluster, client = make_client(args, workers)
+        try:
+            ddf = scaled_cps(args.rows, args.partition_rows)
+            release = ldd.privatize(ddf, "wage", m, key, "id")
+            plain = ddf["wage"].sum()
+            noisy = release["wage"].sum()
+            dask.compute(ldd.privatize(scaled_cps(10_000, 5_000), "wage", m, key, "id")["wage"].sum())  # warm up
+            best = {}
+            for _ in range(args.repeat):
+                for name, what in (("generate+sum", plain), ("generate+privatize+sum", noisy)):
+                    t = time.perf_counter()
+                    dask.compute(what)
+                    best[name] = min(best.get(name, math.inf), time.perf_counter() - t)
+            rates[workers] = args.rows / best["generate+privatize+sum"]
+            print(
+                f"  {workers} worker(s): {rates[workers] / 1e6:6.1f} M labels/s "
+                f"({best['generate+privatize+sum']:.2f} s; without privatize {best['generate+sum']:.2f} s)"
+            )
+        finally:
+            close(cluster, client)
+    print(f"  speed-up with 2 workers: {rates[2] / rates[1]:.2f}x (target >= 1.8x)")
+    print(f"  load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=10**8, help="rows to generate (default 10^8)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster (default 2)")
+    parser.add_argument("--key-file", help="the release's secret 32-byte key (default: a fresh key, not kept)")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
+    parser.add_argument("--eps1", type=float, default=0.01, help="budget of the private prior (default 0.01)")
+    parser.add_argument("--eps2", type=float, default=1.0, help="budget of the RR-on-Bins mechanism (default 1)")
+    parser.add_argument("--lo", type=float, default=0.0, help="public lower bound of the wages (default 0)")
+    parser.add_argument("--hi", type=float, default=5000.0, help="public upper bound of the wages (default 5000)")
+    parser.add_argument("--resolution", type=float, default=50.0, help="public grid step (default 50)")
+    parser.add_argument("--partition-rows", type=int, default=2**21, help="rows per partition (default 2^21)")
+    parser.add_argument("--bench", action="store_true", help="also measure labels/s with 1 and 2 worker processes")
+    parser.add_argument("--repeat", type=int, default=3, help="timed repetitions per measurement (default 3)")
+    args = parser.parse_args()
+    for name in ("rows", "workers", "partition_rows", "repeat"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    for name in ("eps1", "eps2"):
+        if not (math.isfinite(getattr(args, name)) and getattr(args, name) > 0):
+            parser.error(f"--{name} must be finite and > 0, got {getattr(args, name)}")
+    key = read_key(args.key_file)
+    try:
+        m = run_pipeline(args, key)
+        if args.bench:
+            bench(args, key, m)
+    except ValueError as e:
+        sys.exit(f"pipeline_dask: error: {e}")
+
+
+if __name__ == "__main__":
+    main()
