@@ -62,7 +62,9 @@ double audit(const PyMechanism& pm) {
 
 // Ids as unsigned 64-bit integers: uint64 as they are, signed integers checked >= 0 (their bits
 // are the same). `keep` holds the converted array alive.
-std::span<const std::uint64_t> read_ids(const py::array& ids, std::size_t n, py::array& keep) {
+std::span<const std::uint64_t> read_ids(const py::object& ids_object, std::size_t n, py::array& keep) {
+  const py::array ids = py::array::ensure(ids_object);
+  if (!ids) fail("'ids' must be an integer array (int64 >= 0 or uint64), one per label");
   const char kind = ids.dtype().kind();
   if (kind != 'i' && kind != 'u')
     fail("'ids' must be an integer array (int64 >= 0 or uint64), got dtype " + std::string(py::str(ids.dtype())));
@@ -92,20 +94,22 @@ std::span<const std::uint64_t> read_ids(const py::array& ids, std::size_t n, py:
 }
 
 py::array_t<double> privatize(const PyMechanism& pm, const DoubleArray& labels, const std::optional<py::bytes>& key,
-                              const std::optional<py::array>& ids) {
+                              const py::object& ids) {
   const std::size_t n = std::size_t(labels.size());
   std::vector<py::ssize_t> shape(labels.shape(), labels.shape() + labels.ndim());
   py::array_t<double> out(shape);
   const std::span<const double> in(labels.data(), n);
   const std::span<double> noisy(out.mutable_data(), n);
-  if (!key && ids) fail("'ids' given without 'key': ids select the keyed noise, so both are needed (or neither)");
-  if (key && !ids) fail("'key' needs 'ids': one integer record id per label (the noise of record i depends on ids[i])");
+  if (!key && !ids.is_none())
+    fail("'ids' given without 'key': ids select the keyed noise, so both are needed (or neither)");
+  if (key && ids.is_none())
+    fail("'key' needs 'ids': one integer record id per label (the noise of record i depends on ids[i])");
   py::array keep;
   std::span<const std::uint64_t> id_span;
   std::optional<KeyedRandom> keyed;
   if (key) {
     keyed.emplace(parse_key(*key));
-    id_span = read_ids(*ids, n, keep);
+    id_span = read_ids(ids, n, keep);
   }
   const AnyMechanism& m = pm.mechanism();
   std::ptrdiff_t bad = -1;

@@ -98,8 +98,10 @@ PyPrivatePrior release(const Discretizer<double>& grid, std::vector<std::int64_t
   return PyPrivatePrior{std::move(hist), n, lo, hi, resolution};
 }
 
-std::vector<std::int64_t> read_counts(const py::array& counts, Index grid_size, double lo, double hi,
+std::vector<std::int64_t> read_counts(const py::object& counts_object, Index grid_size, double lo, double hi,
                                       double resolution) {
+  const py::array counts = py::array::ensure(counts_object);
+  if (!counts) fail("'counts' must be an integer array (as histogram_counts returns)");
   const char kind = counts.dtype().kind();
   if (kind != 'i' && kind != 'u')
     fail("'counts' must be an integer array (as histogram_counts returns), got dtype " +
@@ -198,7 +200,7 @@ clipped to [lo, hi] and rounded to the nearest point, as private_prior bins them
 itself: counts of disjoint shards add exactly, and private_prior_from_counts adds the noise once.)");
   mod.def(
       "private_prior_from_counts",
-      [](const py::array& counts, double eps, double lo, double hi, double resolution,
+      [](const py::object& counts, double eps, double lo, double hi, double resolution,
          const std::optional<py::bytes>& key) {
         const auto grid = make_grid(eps, lo, hi, resolution);
         return release(grid, read_counts(counts, grid.size(), lo, hi, resolution), eps, lo, hi, resolution, key);
