@@ -66,7 +66,8 @@ def _check_key(key, fn, required):
     if key is None:
         if required:
             raise ValueError(
-                f"labeldp.dask.{fn}: 'key' is required: a secret 32-byte key (e.g. head -c 32 /dev/urandom > label.key), "
+                f"labeldp.dask.{fn}: 'key' is required: a secret 32-byte key "
+                "(e.g. head -c 32 /dev/urandom > label.key), "
                 "so that a retried task reproduces its noise instead of drawing fresh noise"
             )
         return None
@@ -84,14 +85,27 @@ def _check_eps(eps, fn):
     return float(eps)
 
 
+def _in_partition(fn, number, error):
+    """`error` (a ValueError from one partition) with the partition's number in front."""
+    message = str(error)
+    prefix = f"labeldp.dask.{fn}: "
+    if message.startswith(prefix):
+        message = message[len(prefix) :]
+    where = f"partition {number}: " if number is not None else ""
+    return ValueError(prefix + where + message)
+
+
 # --------------------------------------------------------------------------------------------
 # private prior
 
 
-def _partition_counts(labels, lo, hi, resolution):
+def _partition_counts(labels, lo, hi, resolution, number):
     """Exact int64 counts of one partition's labels on the public grid (clipped and rounded)."""
-    values = labels.to_numpy(dtype=np.float64, na_value=np.nan)
-    return np.asarray(_core().histogram_counts(values, lo, hi, resolution), dtype=np.int64)
+    try:
+        values = labels.to_numpy(dtype=np.float64, na_value=np.nan)
+        return np.asarray(_core().histogram_counts(values, lo, hi, resolution), dtype=np.int64)
+    except ValueError as e:
+        raise _in_partition("histogram_counts", number, e) from None
 
 
 def _sum_counts(*parts):
@@ -122,7 +136,8 @@ def histogram_counts(ddf, column, lo, hi, resolution, *, split_every=SPLIT_EVERY
     # lo, hi and resolution are checked by the module itself, here, before any task runs.
     empty = np.asarray(_core().histogram_counts(np.empty(0, dtype=np.float64), lo, hi, resolution), dtype=np.int64)
     layer = [
-        dask.delayed(_partition_counts, pure=True)(part, lo, hi, resolution) for part in ddf[column].to_delayed()
+        dask.delayed(_partition_counts, pure=True)(part, lo, hi, resolution, i)
+        for i, part in enumerate(ddf[column].to_delayed())
     ]
     if not layer:
         return empty
@@ -202,15 +217,18 @@ def _partition_ids(ids, id_column, check_unique):
     return a
 
 
-def _privatize_partition(df, text, digest, column, id_column, key, target, check_unique):
+def _privatize_partition(df, text, digest, column, id_column, key, target, check_unique, partition_info=None):
     """Applies the mechanism to one partition: keyed, so a retry reproduces the same output."""
-    m = _mechanism(digest, text)
-    ids = _partition_ids(df[id_column], id_column, check_unique)
-    labels = df[column].to_numpy(dtype=np.float64, na_value=np.nan)
-    if labels.size == 0:
-        noisy = np.empty(0, dtype=np.float64)
-    else:
-        noisy = np.asarray(m.privatize(labels, key=key, ids=ids), dtype=np.float64)
+    try:
+        m = _mechanism(digest, text)
+        ids = _partition_ids(df[id_column], id_column, check_unique)
+        labels = df[column].to_numpy(dtype=np.float64, na_value=np.nan)
+        if labels.size == 0:
+            noisy = np.empty(0, dtype=np.float64)
+        else:
+            noisy = np.asarray(m.privatize(labels, key=key, ids=ids), dtype=np.float64)
+    except ValueError as e:
+        raise _in_partition("privatize", (partition_info or {}).get("number"), e) from None
     return df.assign(**{target: noisy})
 
 
@@ -252,7 +270,9 @@ def privatize(ddf, column, mechanism, key, id_column, *, output_column=None, che
         target = column
     else:
         if not isinstance(output_column, str) or not output_column:
-            raise ValueError(f"labeldp.dask.privatize: 'output_column' must be a non-empty string, got {output_column!r}")
+            raise ValueError(
+                f"labeldp.dask.privatize: 'output_column' must be a non-empty string, got {output_column!r}"
+            )
         if output_column in ddf.columns:
             raise ValueError(f"labeldp.dask.privatize: 'output_column' {output_column!r} is already a column")
         target = output_column
@@ -262,7 +282,8 @@ def privatize(ddf, column, mechanism, key, id_column, *, output_column=None, che
         text = mechanism.to_json()
     else:
         raise ValueError(
-            f"labeldp.dask.privatize: 'mechanism' must be a labeldp mechanism or its JSON, got {type(mechanism).__name__}"
+            "labeldp.dask.privatize: 'mechanism' must be a labeldp mechanism or its JSON, "
+            f"got {type(mechanism).__name__}"
         )
     _core().loads(text)  # revalidated here, so a bad file fails before any task runs
     digest = hashlib.sha256(text.encode()).hexdigest()

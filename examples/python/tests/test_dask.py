@@ -213,6 +213,14 @@ def test_bad_arguments(table, mechanisms):
         scheduler="sync"
     )
 
+    # A label the module refuses: named by its partition and index, never by its value.
+    nan = table.assign(wage=table["wage"].where(table.index != 20000, np.nan))
+    info = expect_error(r"privatize: partition 2: 'labels'\[\d+\] is not finite", ldd.privatize,
+                        dd.from_pandas(nan, npartitions=3), "wage", m, KEY, "rid")
+    assert "nan" not in str(info.value).lower().replace("not finite", "")
+    with pytest.raises(ValueError, match=r"histogram_counts: partition 2: 'labels'\[\d+\] is not finite"):
+        ldd.private_prior(dd.from_pandas(nan, npartitions=3), "wage", 1.0, LO, HI, RES)
+
     expect_error("'eps'", ldd.private_prior, ddf, "wage", 0.0, LO, HI, RES)
     expect_error("'eps'", ldd.private_prior, ddf, "wage", float("nan"), LO, HI, RES)
     expect_error("'column' 'salary'", ldd.private_prior, ddf, "salary", 1.0, LO, HI, RES)
