@@ -46,6 +46,11 @@ struct KeyedBatch;
 /// (and its own privacy budget). Never derive it from a seed, a timestamp or the data.
 /// KeyedRandom and its streams wipe their copy of the key when destroyed.
 ///
+/// **Record ids** must identify records uniquely within a release (e.g. the row number of the
+/// input table, or a stable primary key): two records with the same id and label get the same
+/// noisy label, and records with the same id share their noise. Contiguous ids are the fast case
+/// (four records per ChaCha20 block); arbitrary 64-bit ids cost one block per record.
+///
 /// \code{.cpp}
 /// labeldp::KeyedRandom keyed(key);                  // key: 32 secret bytes
 /// auto gen = keyed.stream(record_id);               // deterministic given (key, record_id)
