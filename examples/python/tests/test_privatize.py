@@ -151,3 +151,31 @@ def test_laplace_noise_moments():
     b = 4 / 2.0
     assert abs(noise.mean()) < 5 * np.sqrt(2 * b * b / n)
     assert noise.var() == pytest.approx(2 * b * b, rel=0.03)
+
+
+def test_privatize_releases_the_gil():
+    """While a long privatize runs in one thread, the main thread keeps running: the longest
+    pause between its steps is far shorter than the call (holding the GIL, the call would be one
+    pause as long as itself)."""
+    import threading
+    import time
+
+    m = labeldp.rr_on_bins(VALUES, PROBS, 1.0)
+    labels = np.tile(VALUES, 4_000_000)  # 2 x 10^7 labels
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        m.privatize(labels)
+        span["end"] = time.perf_counter()
+
+    stamps = []
+    t = threading.Thread(target=work)
+    t.start()
+    while t.is_alive():
+        stamps.append(time.perf_counter())
+    t.join()
+    inside = np.array([s for s in stamps if span["start"] <= s <= span["end"]])
+    call = span["end"] - span["start"]
+    gaps = np.diff(np.concatenate([[span["start"]], inside, [span["end"]]]))
+    assert gaps.max() < 0.5 * call, (gaps.max(), call)
