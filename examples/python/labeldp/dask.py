@@ -85,6 +85,14 @@ def _check_eps(eps, fn):
     return float(eps)
 
 
+def _float_labels(labels):
+    """A label column as float64 (no copy when it is one); a missing value becomes NaN, which the
+    module refuses naming its index."""
+    if isinstance(labels.dtype, np.dtype):
+        return labels.to_numpy(dtype=np.float64)
+    return labels.to_numpy(dtype=np.float64, na_value=np.nan)  # nullable extension dtypes (pd.NA)
+
+
 def _in_partition(fn, number, error):
     """`error` (a ValueError from one partition) with the partition's number in front."""
     message = str(error)
@@ -102,7 +110,7 @@ def _in_partition(fn, number, error):
 def _partition_counts(labels, lo, hi, resolution, number):
     """Exact int64 counts of one partition's labels on the public grid (clipped and rounded)."""
     try:
-        values = labels.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = _float_labels(labels)
         return np.asarray(_core().histogram_counts(values, lo, hi, resolution), dtype=np.int64)
     except ValueError as e:
         raise _in_partition("histogram_counts", number, e) from None
@@ -222,14 +230,16 @@ def _privatize_partition(df, text, digest, column, id_column, key, target, check
     try:
         m = _mechanism(digest, text)
         ids = _partition_ids(df[id_column], id_column, check_unique)
-        labels = df[column].to_numpy(dtype=np.float64, na_value=np.nan)
+        labels = _float_labels(df[column])
         if labels.size == 0:
             noisy = np.empty(0, dtype=np.float64)
         else:
             noisy = np.asarray(m.privatize(labels, key=key, ids=ids), dtype=np.float64)
     except ValueError as e:
         raise _in_partition("privatize", (partition_info or {}).get("number"), e) from None
-    return df.assign(**{target: noisy})
+    out = df.copy(deep=False)  # the other columns shared, not copied (DataFrame.assign copies them all)
+    out[target] = noisy  # a new column array: the input partition is left as it was
+    return out
 
 
 def privatize(ddf, column, mechanism, key, id_column, *, output_column=None, check_unique_ids=True):

@@ -127,7 +127,11 @@ def test_output_beside_and_mechanism_loaded_once_per_worker(client, table, mecha
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
 def test_local_schedulers(table, mechanisms, scheduler):
     m = mechanisms["discrete_laplace"]
-    out = ldd.privatize(frame(table, 5, True), "wage", m, KEY, "rid").compute(scheduler=scheduler)
+    before = table.copy()
+    source = dd.from_pandas(table, npartitions=5)
+    out = ldd.privatize(source, "wage", m, KEY, "rid").compute(scheduler=scheduler)
+    pd.testing.assert_frame_equal(table, before)  # the input frame's partitions are not written to
+    pd.testing.assert_frame_equal(source.compute(scheduler=scheduler), before)
     expected = m.privatize(table["wage"].to_numpy(), key=KEY, ids=table["rid"].to_numpy())
     np.testing.assert_array_equal(by_id(out, "wage").to_numpy(), pd.Series(expected, index=table["rid"]).sort_index())
 
