@@ -258,6 +258,8 @@ def main():
     for name in ("eps1", "eps2"):
         if not (math.isfinite(getattr(args, name)) and getattr(args, name) > 0):
             parser.error(f"--{name} must be finite and > 0, got {getattr(args, name)}")
+    if args.bench and args.scheduler:
+        parser.error("--bench starts its own local clusters (1 and 2 workers): leave out --scheduler")
     key = read_key(args.key_file)
     try:
         m = run_pipeline(args, key)
