@@ -219,16 +219,21 @@ BENCHMARK(BM_Keyed_ClippedDiscreteLaplace)->ArgName("random_ids")->Arg(0)->Arg(1
 // What a mechanism file applies to raw labels (the CLI and the Python module): an AnyMechanism
 // holding RR-on-Bins at eps 1 as a finite mechanism, with randomized rounding of the raw CPS
 // wages to its inputs (two words per label). Range 0: unkeyed with SecureRandom; 1: keyed,
-// contiguous ids; 2: keyed, random ids.
+// contiguous ids; 2: keyed, random ids; 3 and 4: modes 0 and 1 with the same matrix under kind
+// "unbiased", whose labels are mapped by unbiased randomized rounding (a Bernoulli draw) instead
+// of nearest rounding.
 void BM_Any_RROnBins_RawLabels(benchmark::State& state) {
-  static const auto any = labeldp::AnyMechanism::from_finite("rr-on-bins", 1.0, cps_rr_on_bins(1).mechanism());
+  static const auto nearest = labeldp::AnyMechanism::from_finite("rr-on-bins", 1.0, cps_rr_on_bins(1).mechanism());
+  static const auto unbiased = labeldp::AnyMechanism::from_finite("unbiased", 1.0, cps_rr_on_bins(1).mechanism());
+  const auto& any = state.range(0) >= 3 ? unbiased : nearest;
+  const int mode = int(state.range(0) % 3);
   const auto& wages = cps_wages();
   std::vector<double> in(std::size_t(1) << 16);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = wages[i % wages.size()];
   std::vector<double> out(in.size());
   std::vector<std::uint64_t> ids(in.size());
   std::iota(ids.begin(), ids.end(), std::uint64_t{0});
-  if (state.range(0) == 2) {
+  if (mode == 2) {
     std::mt19937_64 rng(5);
     for (auto& id : ids) id = rng();
   }
@@ -237,7 +242,7 @@ void BM_Any_RROnBins_RawLabels(benchmark::State& state) {
   const labeldp::KeyedRandom keyed(key);
   labeldp::SecureRandom gen;
   for (auto _ : state) {
-    if (state.range(0) == 0)
+    if (mode == 0)
       any.sample(std::span<const double>(in), std::span<double>(out), gen);
     else
       labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(ids), keyed,
@@ -247,7 +252,7 @@ void BM_Any_RROnBins_RawLabels(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
 }
-BENCHMARK(BM_Any_RROnBins_RawLabels)->ArgName("mode")->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK(BM_Any_RROnBins_RawLabels)->ArgName("mode")->DenseRange(0, 4);
 
 }  // namespace
 

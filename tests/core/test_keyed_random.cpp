@@ -12,6 +12,7 @@
 #include <labeldp/core/mechanism.hpp>
 #include <labeldp/mechanisms/any_mechanism.hpp>
 #include <labeldp/mechanisms/randomized_response.hpp>
+#include <labeldp/mechanisms/unbiased_outputs.hpp>
 #include <numeric>
 #include <random>
 #include <span>
@@ -356,6 +357,46 @@ TEST_CASE("NearestInputIndex (the raw-label map of finite mechanism files) equal
     for (double y : labels) {
       INFO("support of " << support.size() << " points, label " << y);
       REQUIRE(fast.find(y) == reference.index(y));
+    }
+  }
+}
+
+TEST_CASE("Unbiased mechanism files round raw labels exactly as UnbiasedRandomizedRounding, draw for draw", "[keyed]") {
+  std::mt19937_64 rng(33);
+  std::vector<std::vector<double>> supports{{-1.0, 2.0}, {0.0, 0.1, 0.30000000000000004, 7.0}};
+  {
+    std::vector<double> grid;
+    for (int i = 0; i <= 100; ++i) grid.push_back(50.0 * i);
+    supports.push_back(grid);
+  }
+  {
+    std::vector<double> v;
+    for (int i = 0; i < 40; ++i) v.push_back(std::ldexp(double(rng() % 100000) - 50000.0, int(rng() % 16) - 8));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    supports.push_back(v);
+  }
+  for (const auto& support : supports) {
+    const labeldp::Index k = labeldp::Index(support.size());
+    labeldp::Vector<double> inputs(k);
+    for (labeldp::Index i = 0; i < k; ++i) inputs[i] = support[std::size_t(i)];
+    // k-ary RR is eps-DP, so it is a valid finite mechanism of any kind; only the map matters.
+    const labeldp::FiniteLabelMechanism file("unbiased", 1.0, labeldp::randomized_response(inputs, 1.0));
+    const labeldp::UnbiasedRandomizedRounding<double> rounding(inputs);
+    std::vector<double> labels{support.front() - 5, support.back() + 5};
+    for (std::size_t i = 0; i < support.size(); ++i) {
+      labels.push_back(support[i]);
+      labels.push_back(std::nextafter(support[i], -HUGE_VAL));
+      labels.push_back(std::nextafter(support[i], HUGE_VAL));
+    }
+    std::uniform_real_distribution<double> around(support.front() - 1, support.back() + 1);
+    for (int t = 0; t < 5000; ++t) labels.push_back(around(rng));
+    labeldp::SeededRandom g1(77), g2(77);
+    for (double y : labels) {
+      const double c = std::clamp(y, support.front(), support.back());
+      INFO("support of " << support.size() << " points, label " << y);
+      REQUIRE(file.input_index(y, g1) == rounding.sample_index(c, g2));
+      REQUIRE(g1() == g2());  // the same number of words drawn
     }
   }
 }

@@ -151,10 +151,17 @@ class NearestInputIndex {
   Index find(double y) const {
     if (m_k < 2) return 0;
     const double c = std::min(std::max(y, m_first), m_last);
-    Index lo = Index(m_start[std::size_t(bucket(c))]);
-    for (Index t = 0; t < m_steps; ++t) lo += Index(m_points[std::size_t(lo + 1)] <= c);
+    const Index lo = lower(c);
     const double below = c - m_upper[std::size_t(lo)], above = m_upper[std::size_t(lo + 1)] - c;
     return lo + Index(!(below < above));
+  }
+
+  /// For c in [first, last] input (at least two inputs): the last input index i <= k - 2 with
+  /// input i <= c (so inputs i and i + 1 bracket c), with the same label-independent work.
+  Index lower(double c) const {
+    Index lo = Index(m_start[std::size_t(bucket(c))]);
+    for (Index t = 0; t < m_steps; ++t) lo += Index(m_points[std::size_t(lo + 1)] <= c);
+    return lo;
   }
 
  private:

@@ -81,7 +81,28 @@ class FiniteLabelMechanism {
     }
     if (!std::isfinite(y)) detail::fail_parameter("label", "must be finite", y);
     const auto& in = m_mech.inputs();
-    return m_rounding->sample_index(std::clamp(y, in[0], in[in.size() - 1]), gen);
+    const double c = std::clamp(y, in[0], in[in.size() - 1]);
+    if (in.size() < 2) return m_rounding->sample_index(c, gen);
+    // Exactly m_rounding->sample_index(c, gen) (the same words drawn, the same index), with
+    // label-independent work: the bracket from the bucket search, one word compared with
+    // floor(up 2^64) without a branch; bernoulli()'s continuation only on a tie (2^-64).
+    const Index lo = m_nearest.lower(c);
+    const double up = std::clamp((c - in[lo]) / (in[lo + 1] - in[lo]), 0.0, 1.0);
+    if (!(up >= 0 && up <= 1)) return m_rounding->sample_index(c, gen);  // NaN (overflowing gaps)
+    constexpr double two64 = 18446744073709551616.0;
+    const std::uint64_t u = random_u64(gen);
+    const bool one = up == 1;
+    const double scaled = up * two64;
+    // floor(scaled) < 2^64 through a signed conversion (no compiler branch on scaled >= 2^63):
+    // the subtraction of 2^63 is exact there.
+    const double big = double(scaled >= 0x1p63);
+    const std::uint64_t q = one ? 0 : std::uint64_t(std::int64_t(scaled - big * 0x1p63)) + (std::uint64_t(big) << 63);
+    bool coin = one | (u < q);
+    if (!one && u == q) [[unlikely]] {
+      const double frac = scaled - double(q);
+      coin = frac != 0 && bernoulli(frac, gen);
+    }
+    return lo + Index(coin);
   }
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
