@@ -16,6 +16,8 @@ Both build ordinary Dask graphs and run on any scheduler (threads, processes,
 machine of a cluster).
 """
 
+from __future__ import annotations
+
 import hashlib
 import importlib
 import math
@@ -124,7 +126,9 @@ def _sum_counts(*parts):
     return total
 
 
-def histogram_counts(ddf, column, lo, hi, resolution, *, split_every=SPLIT_EVERY):
+def histogram_counts(
+    ddf: dd.DataFrame, column: str, lo: float, hi: float, resolution: float, *, split_every: int = SPLIT_EVERY
+) -> np.ndarray:
     """Exact counts of ``ddf[column]`` on the public grid ``lo, lo + resolution, ..., hi``.
 
     Each partition is counted by ``labeldp.histogram_counts`` (labels clipped to ``[lo, hi]`` and
@@ -133,6 +137,7 @@ def histogram_counts(ddf, column, lo, hi, resolution, *, split_every=SPLIT_EVERY
     of all the labels in one array, whatever the partitioning.  These counts are NOT private:
     they are what :func:`private_prior` adds noise to.
 
+    Computed at once with Dask's current scheduler (an active ``distributed.Client`` if any).
     Returns a NumPy int64 array, one count per grid point.
     Raises ValueError naming the field for a bad argument.
     """
@@ -156,7 +161,9 @@ def histogram_counts(ddf, column, lo, hi, resolution, *, split_every=SPLIT_EVERY
     return layer[0].compute()
 
 
-def private_prior(ddf, column, eps, lo, hi, resolution, key=None):
+def private_prior(
+    ddf: dd.DataFrame, column: str, eps: float, lo: float, hi: float, resolution: float, key: bytes | None = None
+):
     """A private prior of ``ddf[column]``: Ghazi et al. 2023, Algorithm 4, over a Dask DataFrame.
 
     The exact counts of :func:`histogram_counts` (merged over all partitions first), then
@@ -168,6 +175,7 @@ def private_prior(ddf, column, eps, lo, hi, resolution, key=None):
 
     ``key``: None (the secure generator) or 32 secret bytes (deterministic noise, so a re-run
     releases the same prior rather than a second independent one).
+    Computed at once with Dask's current scheduler (an active ``distributed.Client`` if any).
     Returns a ``labeldp.PrivatePrior`` (``values``, ``probs``, ``noisy_counts``, ``save()``).
     Raises ValueError naming the field for a bad argument (before any task runs).
     """
@@ -242,7 +250,16 @@ def _privatize_partition(df, text, digest, column, id_column, key, target, check
     return out
 
 
-def privatize(ddf, column, mechanism, key, id_column, *, output_column=None, check_unique_ids=True):
+def privatize(
+    ddf: dd.DataFrame,
+    column: str,
+    mechanism,
+    key: bytes,
+    id_column: str,
+    *,
+    output_column: str | None = None,
+    check_unique_ids: bool = True,
+) -> dd.DataFrame:
     """Privatizes ``ddf[column]`` with ``mechanism``, keyed per record by ``ddf[id_column]``.
 
     The mechanism (a labeldp mechanism object, or its JSON text) goes into the graph once, as its
