@@ -89,17 +89,17 @@ class FiniteLabelMechanism {
     const Index lo = m_nearest.lower(c);
     const double up = std::clamp((c - in[lo]) / (in[lo + 1] - in[lo]), 0.0, 1.0);
     if (!(up >= 0 && up <= 1)) return m_rounding->sample_index(c, gen);  // NaN (overflowing gaps)
-    constexpr double two64 = 18446744073709551616.0;
+    // q = floor(up 2^64) as 2 floor(h) + [frac(h) >= 1/2] with h = up' 2^63 < 2^63 (exact;
+    // a signed conversion, min and set-on-compare: no branch the compiler could mispredict on a
+    // label); up = 1 (the last input) is the `one` flag, as in bernoulli().
     const std::uint64_t u = random_u64(gen);
     const bool one = up == 1;
-    const double scaled = up * two64;
-    // floor(scaled) < 2^64 through a signed conversion (no compiler branch on scaled >= 2^63):
-    // the subtraction of 2^63 is exact there.
-    const double big = double(scaled >= 0x1p63);
-    const std::uint64_t q = one ? 0 : std::uint64_t(std::int64_t(scaled - big * 0x1p63)) + (std::uint64_t(big) << 63);
+    const double h = std::min(up, 0x1.fffffffffffffp-1) * 0x1p63;
+    const std::int64_t fh = std::int64_t(h);
+    const std::uint64_t q = (std::uint64_t(fh) << 1) | std::uint64_t(h - double(fh) >= 0.5);
     bool coin = one | (u < q);
     if (!one && u == q) [[unlikely]] {
-      const double frac = scaled - double(q);
+      const double frac = up * 0x1p64 - double(q);  // bernoulli()'s continuation, exactly
       coin = frac != 0 && bernoulli(frac, gen);
     }
     return lo + Index(coin);
