@@ -5,7 +5,6 @@ tail)."""
 import math
 import os
 import pathlib
-import shutil
 import subprocess
 
 import numpy as np
@@ -15,13 +14,16 @@ REPO = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _find_cli():
+    """LABELDP_CLI (set by ctest), else the program of the build the package was imported from
+    (<build>/python/labeldp -> <build>/bin/labeldp): never a program from another build, whose
+    files may differ in the last digits."""
     env = os.environ.get("LABELDP_CLI")
     if env and os.access(env, os.X_OK):
         return env
-    for build in sorted(REPO.glob("build*/bin/labeldp")):
-        if os.access(build, os.X_OK):
-            return str(build)
-    return shutil.which("labeldp")
+    import labeldp
+
+    candidate = pathlib.Path(labeldp.__file__).resolve().parents[2] / "bin" / "labeldp"
+    return str(candidate) if os.access(candidate, os.X_OK) else None
 
 
 @pytest.fixture(scope="session")
