@@ -97,6 +97,9 @@ struct Row {
   std::string_view before, after;
 };
 
+// Rows read and sampled at a time (the batch sampler draws exactly as one row at a time does).
+constexpr std::size_t kBatchRows = 4096;
+
 class LabelSource {
  public:
   LabelSource(const Options& o) : m_column(o.column) {
@@ -149,6 +152,53 @@ class LabelSource {
       const auto [first, last] = m_reader->field_extent(m_col);
       row.before = std::string_view(raw).substr(0, first);
       row.after = std::string_view(raw).substr(last);
+    }
+    return true;
+  }
+
+  // Reads up to `max` data rows into `rows` (cleared first); false when none are left. Rows in
+  // the simple form -- no quote, CR or blank line, the expected number of fields, a finite
+  // label -- are cut straight from the reader's read-ahead; any other row goes alone through
+  // next(), which handles or reports it exactly as reading one row at a time does. The rows'
+  // views are valid until the next call.
+  bool next_batch(std::vector<Row>& rows, std::size_t max) {
+    rows.clear();
+    const std::size_t fields = csv() ? m_header.size() : 1;
+    const std::string_view buf = m_reader->buffered_lines();
+    std::size_t pos = 0, line = m_reader->lines_read();
+    while (rows.size() < max && pos < buf.size()) {
+      const std::size_t end = buf.find('\n', pos);  // found: buf is whole lines
+      const std::string_view text = buf.substr(pos, end - pos);
+      std::size_t commas = 0, first = 0, last = text.size();
+      bool simple = true, blank = true;
+      for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == ',') {
+          if (commas == m_col) last = std::min(last, i);
+          if (++commas == m_col) first = i + 1;
+        } else if (c == '"' || c == '\r') {
+          simple = false;
+          break;
+        } else if (c != ' ' && c != '\t') {
+          blank = false;
+        }
+      }
+      if (!simple || blank || commas + 1 != fields) break;
+      const auto v = labeldp::io::parse_double(text.substr(first, last - first));
+      if (!v || !std::isfinite(*v)) break;
+      Row& r = rows.emplace_back();
+      r.line = ++line;
+      r.label = *v;
+      r.problem = "";
+      r.before = text.substr(0, first);
+      r.after = text.substr(last);
+      pos = end + 1;
+    }
+    m_reader->consume(pos, rows.size());
+    if (!rows.empty()) return true;
+    if (!next(rows.emplace_back())) {
+      rows.clear();
+      return false;
     }
     return true;
   }
@@ -316,9 +366,15 @@ class OutputText {
     }
   }
   std::string_view operator()(double v) {
-    const auto it =
-        std::lower_bound(m_table.begin(), m_table.end(), v, [](const auto& e, double x) { return e.first < x; });
-    if (it != m_table.end() && it->first == v) return it->second;
+    if (!m_table.empty()) {  // the last entry <= v, branch-free (outputs are few; v is random)
+      const std::pair<double, std::string>* base = m_table.data();
+      for (std::size_t n = m_table.size(); n > 1;) {
+        const std::size_t half = n / 2;
+        base = base[half].first <= v ? base + half : base;
+        n -= half;
+      }
+      if (base->first == v) return base->second;
+    }
     m_scratch = format_label(v);
     return m_scratch;
   }
@@ -343,16 +399,28 @@ void run_single_pass(const Options& o, const labeldp::AnyMechanism& mech, const 
     sink.put("\n");
   }
   OutputText text(mech);
-  Row row;
-  while (source.next(row)) {
-    if (!row.label) {
-      if (!o.drop_missing) source.fail_label(row);
-      ++summary.dropped;
-      continue;
+  std::vector<Row> rows;
+  std::vector<double> in, noisy;
+  while (source.next_batch(rows, kBatchRows)) {
+    in.clear();
+    for (const Row& row : rows) {
+      if (!row.label) {
+        if (!o.drop_missing) source.fail_label(row);
+        continue;
+      }
+      in.push_back(snap ? (*snap)(*row.label) : *row.label);
     }
-    const double y = snap ? (*snap)(*row.label) : *row.label;
-    out.write(row.before, text(mech.sample(y, gen)), row.after);
-    ++summary.written;
+    noisy.resize(in.size());
+    mech.sample(std::span<const double>(in), std::span<double>(noisy), gen);  // the same draws, in order
+    std::size_t t = 0;
+    for (const Row& row : rows) {
+      if (!row.label) {
+        ++summary.dropped;
+        continue;
+      }
+      out.write(row.before, text(noisy[t++]), row.after);
+      ++summary.written;
+    }
   }
   if (summary.written == 0)
     throw InputError(source.name() + ": no labels to privatize" +
@@ -563,23 +631,24 @@ void run_two_stage(const Options& o, const Loss& loss) {
   std::string stdin_text;
   std::vector<std::uint64_t> stdin_cut;
   std::int64_t n = 0, dropped = 0;
-  Row row;
-  while (first.next(row)) {
-    if (!row.label) {
-      if (!o.drop_missing) first.fail_label(row);
-      ++dropped;
-      continue;
+  std::vector<Row> rows;
+  while (first.next_batch(rows, kBatchRows))
+    for (const Row& row : rows) {
+      if (!row.label) {
+        if (!o.drop_missing) first.fail_label(row);
+        ++dropped;
+        continue;
+      }
+      ++counts[std::size_t(disc->index(*row.label))];
+      ++n;
+      if (first.read_once() || keep_labels) buffered.push_back(*row.label);
+      if (first.read_once() && whole_row) {
+        stdin_text.append(row.before);
+        stdin_cut.push_back(stdin_text.size());
+        stdin_text.append(row.after);
+        stdin_cut.push_back(stdin_text.size());
+      }
     }
-    ++counts[std::size_t(disc->index(*row.label))];
-    ++n;
-    if (first.read_once() || keep_labels) buffered.push_back(*row.label);
-    if (first.read_once() && whole_row) {
-      stdin_text.append(row.before);
-      stdin_cut.push_back(stdin_text.size());
-      stdin_text.append(row.after);
-      stdin_cut.push_back(stdin_text.size());
-    }
-  }
   if (n == 0)
     throw InputError(first.name() + ": no labels to privatize" + (dropped ? " (every label was dropped)" : ""));
   const std::string header = first.header_text();
@@ -635,11 +704,13 @@ void run_two_stage(const Options& o, const Loss& loss) {
   const auto& rrp = stage->rrp;
   const auto& unbiased = stage->unbiased;
   const std::vector<double>& rp_noisy = stage->rp_noisy;
-  auto noisy_text = [&](double y) -> std::string {
+  std::string scratch;
+  auto noisy_text = [&](double y) -> std::string_view {
     if (rr) return rr_text[std::size_t(rr->sample_index(disc->index(y), *gen))];
-    if (rrp) return std::string((*rrp_text)(rrp->sample((*disc)(y), *gen)));
-    if (unbiased) return format_label(unbiased->sample(std::clamp(y, support_lo, support_hi), *gen));
-    return format_label(rp_noisy[rp_next++]);
+    if (rrp) return (*rrp_text)(rrp->sample((*disc)(y), *gen));
+    scratch =
+        format_label(unbiased ? unbiased->sample(std::clamp(y, support_lo, support_hi), *gen) : rp_noisy[rp_next++]);
+    return scratch;
   };
 
   // Pass 2: randomize and write.
@@ -654,7 +725,7 @@ void run_two_stage(const Options& o, const Loss& loss) {
     std::uint64_t start = 0;
     for (std::size_t i = 0; i < buffered.size() || i < rp_noisy.size(); ++i) {
       const double y = i < buffered.size() ? buffered[i] : 0;
-      const std::string noisy = noisy_text(y);
+      const std::string_view noisy = noisy_text(y);
       if (whole_row) {
         const std::uint64_t cut = stdin_cut[2 * i], end = stdin_cut[2 * i + 1];
         out.write(all.substr(start, cut - start), noisy, all.substr(cut, end - cut));
@@ -666,11 +737,12 @@ void run_two_stage(const Options& o, const Loss& loss) {
   } else {
     LabelSource second(o);
     std::int64_t seen = 0;
-    while (second.next(row)) {
-      if (!row.label) continue;
-      if (++seen > n) break;
-      out.write(row.before, noisy_text(*row.label), row.after);
-    }
+    while (seen <= n && second.next_batch(rows, kBatchRows))
+      for (const Row& row : rows) {
+        if (!row.label) continue;
+        if (++seen > n) break;
+        out.write(row.before, noisy_text(*row.label), row.after);
+      }
     if (seen != n) throw InputError(source_name + ": the file changed while it was being read");
   }
   summary.written = n;

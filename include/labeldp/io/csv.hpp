@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -49,6 +50,35 @@ inline std::optional<double> parse_double(std::string_view text) {
     if (text.empty() || text.front() == '-' || text.front() == '+') return std::nullopt;
   }
   if (text.empty()) return std::nullopt;
+  // Exact fast path (Clinger, 1990): a plain decimal with at most 15 digits is an integer
+  // w < 2^53 over 10^f with f <= 15, both exact doubles, and IEEE division rounds their quotient
+  // correctly -- the value from_chars returns. Anything else goes to from_chars.
+  {
+    static constexpr double kPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                          1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    const bool negative = *p == '-';
+    p += negative;
+    std::uint64_t w = 0;
+    int digits = 0, frac = 0;
+    bool dot = false;
+    for (; p != end && digits <= 15; ++p) {
+      if (*p >= '0' && *p <= '9') {
+        w = w * 10 + std::uint64_t(*p - '0');
+        ++digits;
+        frac += dot;
+      } else if (*p == '.' && !dot) {
+        dot = true;
+      } else {
+        break;
+      }
+    }
+    if (p == end && digits >= 1 && digits <= 15) {
+      const double v = double(w) / kPow10[frac];
+      return negative ? -v : v;
+    }
+  }
   double v = 0;
   const char* first = text.data();
   const char* last = first + text.size();
@@ -87,7 +117,11 @@ class CsvReader {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
       throw std::invalid_argument(path + ": cannot open file: it is a directory");
-    auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
+    // Reads of kChunk bytes at a time from a regular file (a pipe or FIFO gives what it has).
+    m_filebuf = std::make_unique<char[]>(kChunk);
+    auto file = std::make_unique<std::ifstream>();
+    file->rdbuf()->pubsetbuf(m_filebuf.get(), std::streamsize(kChunk));
+    file->open(path, std::ios::binary);
     if (!*file) {
       const int err = errno;
       throw std::invalid_argument(path + ": cannot open file: " + (err ? std::strerror(err) : "unknown error"));
@@ -160,6 +194,35 @@ class CsvReader {
     return *v;
   }
 
+  /// Bulk access for fast readers of simple records: the complete lines read ahead (each ending
+  /// in '\n'; more input is read first when none is complete). Empty at the end of the input,
+  /// or when the next line is longer than the read-ahead (next() then reads it). The caller
+  /// parses a prefix of whole lines itself, marks them read with consume(), and leaves every
+  /// line it does not handle exactly as next() would (quotes, CR, blank lines, a leading
+  /// byte-order mark on line 1) to next(). The view is valid until the next call of any
+  /// reading member.
+  std::string_view buffered_lines() {
+    auto complete = [&]() -> std::string_view {
+      const std::string_view rest = std::string_view(m_buf).substr(m_pos);
+      const std::size_t last = rest.rfind('\n');
+      return last == std::string_view::npos ? std::string_view() : rest.substr(0, last + 1);
+    };
+    std::string_view lines = complete();
+    if (lines.empty() && fill()) lines = complete();
+    return lines;
+  }
+
+  /// Marks the first `bytes` of buffered_lines(), `lines` whole lines, as read (line() becomes
+  /// the last of them).
+  void consume(std::size_t bytes, std::size_t lines) {
+    m_pos += bytes;
+    m_physical_line += lines;
+    if (lines > 0) m_line = m_physical_line;
+  }
+
+  /// The number of physical lines read so far.
+  std::size_t lines_read() const { return m_physical_line; }
+
  private:
   static bool is_blank(const std::string& s) {
     for (char c : s)
@@ -167,27 +230,55 @@ class CsvReader {
     return true;
   }
 
+  // Reads more input after the unconsumed bytes (moved to the front of the buffer): what one
+  // read of the underlying file gives (sgetc() fills the stream's buffer; in_avail() is then
+  // what it holds), so that a pipe or FIFO is processed as its data arrives, never waiting for
+  // a full chunk. False at the end of the input.
+  bool fill() {
+    if (m_eof) return false;
+    std::streambuf* sb = m_in->rdbuf();
+    if (!sb || !m_in->good() || sb->sgetc() == std::char_traits<char>::eof()) {
+      m_eof = true;
+      m_in->setstate(std::ios::eofbit);
+      return false;
+    }
+    if (m_pos > 0) {
+      m_buf.erase(0, m_pos);
+      m_pos = 0;
+    }
+    const std::streamsize want = std::clamp<std::streamsize>(sb->in_avail(), 1, std::streamsize(kChunk));
+    const std::size_t old = m_buf.size();
+    m_buf.resize(old + std::size_t(want));
+    const std::streamsize got = sb->sgetn(m_buf.data() + old, want);
+    m_buf.resize(old + std::size_t(std::max<std::streamsize>(got, 0)));
+    return got > 0;
+  }
+
   // One physical line without its line break (LF or CRLF); false at end of input.
   // At most max_record_bytes are held: a longer line is an error before more is read.
   bool read_physical_line(std::string& line) {
     line.clear();
-    std::streambuf* sb = m_in->rdbuf();
-    if (!sb || !m_in->good()) return false;
     bool any = false;
     for (;;) {
-      const int c = sb->sbumpc();
-      if (c == std::char_traits<char>::eof()) {
-        m_in->setstate(any ? std::ios::eofbit : std::ios::eofbit | std::ios::failbit);
+      if (m_pos == m_buf.size() && !fill()) {
         if (!any) return false;
         break;
       }
+      const char* at = m_buf.data() + m_pos;
+      const std::size_t avail = m_buf.size() - m_pos;
+      const void* nl = std::memchr(at, '\n', avail);
+      const std::size_t take = nl ? std::size_t(static_cast<const char*>(nl) - at) : avail;
       any = true;
-      if (c == '\n') break;
-      if (line.size() >= max_record_bytes) {
+      if (line.size() + take > max_record_bytes) {
         m_line = m_physical_line + 1;
         fail("line is longer than " + std::to_string(max_record_bytes) + " bytes (the CSV reader's limit)");
       }
-      line.push_back(char(c));
+      line.append(at, take);
+      m_pos += take;
+      if (nl) {
+        ++m_pos;
+        break;
+      }
     }
     ++m_physical_line;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -249,8 +340,13 @@ class CsvReader {
   }
 
   std::string m_name;
+  std::unique_ptr<char[]> m_filebuf;  // the owned file stream's buffer (outlives the stream)
   std::unique_ptr<std::istream> m_owned;
   std::istream* m_in = nullptr;
+  static constexpr std::size_t kChunk = std::size_t(1) << 18;  // bytes read at a time
+  std::string m_buf;                                           // input read ahead; m_buf[m_pos..] is not consumed yet
+  std::size_t m_pos = 0;
+  bool m_eof = false;
   std::size_t m_physical_line = 0;
   std::size_t m_line = 0;
   std::string m_text;

@@ -101,11 +101,17 @@ class Discretizer {
     const Index k = m_support.size();
     if (y <= m_support[0]) return 0;
     if (y >= m_support[k - 1]) return k - 1;
-    const Scalar* first = m_support.data();
-    // First point >= y; 1 <= hi_i <= k-1 because s_1 < y < s_k.
-    const Index hi_i = Index(std::lower_bound(first, first + k, y) - first);
-    if (m_support[hi_i] == y) return hi_i;
-    const Index lo_i = hi_i - 1;
+    // The last point <= y among s_1..s_{k-1} (s_1 < y < s_k), by a branch-free binary search
+    // whose number of halvings depends only on k.
+    const Scalar* base = m_support.data();
+    for (Index n = k - 1; n > 1;) {
+      const Index half = n / 2;
+      base = base[half] <= y ? base + half : base;
+      n -= half;
+    }
+    const Index lo_i = Index(base - m_support.data());
+    if (*base == y) return lo_i;
+    const Index hi_i = lo_i + 1;
     switch (m_rounding) {
       case Rounding::Floor:
         return lo_i;
