@@ -21,6 +21,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "labeldp/core/alias_table.hpp"
 #include "labeldp/core/clipped_discrete_laplace.hpp"
@@ -94,6 +95,10 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
     if (clip && grid.steps() <= kTableSteps) {
       try {
         m_table = std::make_shared<const ClippedDiscreteLaplace>(Index(grid.steps()), eps, m_noise.gamma());
+        // The outputs by index, so that a draw is a table lookup (no clipping branch).
+        std::vector<Scalar> outputs(std::size_t(grid.steps()) + 1);
+        for (std::int64_t o = 0; o <= grid.steps(); ++o) outputs[std::size_t(o)] = grid.output(o, true);
+        m_outputs = std::make_shared<const std::vector<Scalar>>(std::move(outputs));
       } catch (const std::invalid_argument&) {
         // eps so large that the smallest weights round to 0: the exact sampler stays.
       }
@@ -107,7 +112,7 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   template <std::uniform_random_bit_generator G>
   Scalar sample(Scalar y, G& gen) const {
     const std::int64_t j = m_grid.index(y);  // validates y before any random draw
-    if (m_table) return m_grid.output(std::int64_t((*m_table)(Index(j), gen)), true);
+    if (m_table) return (*m_outputs)[std::size_t((*m_table)(Index(j), gen))];
     return m_grid.output(detail::add_saturating(j, m_noise(gen)), m_clip);
   }
   /// True when samples come from the constant-work table (see the class comment).
@@ -206,6 +211,7 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   bool m_clip;
   DiscreteLaplace m_noise;
   std::shared_ptr<const ClippedDiscreteLaplace> m_table;  // shared: copies stay cheap
+  std::shared_ptr<const std::vector<Scalar>> m_outputs;   // grid.output(o, true), o = 0..N, with m_table
 };
 
 /// The Laplace mechanism \f$y + \mathrm{Lap}(b)\f$, \f$b = (hi - lo)/\varepsilon\f$, sampled
