@@ -68,32 +68,13 @@ std::string render(const OptimalArgs& a, const labeldp::FinitePrior<double>& pri
   labeldp::OptimalLPOptions options;
   options.column_generation.time_limit = a.time_limit;
   const auto r = labeldp::optimal_mechanism_lp(prior, a.eps, outputs, options, loss);
-  const bool optimal = r.status == labeldp::optim::SolveStatus::Optimal;
   labeldp::cli::require_finite_result(double(r.expected_loss), a.prior + ": the expected " + a.loss + " loss");
-  // A limit reached (or a certificate roundoff kept above the tolerance) after a feasible
-  // mechanism was found still answers with that mechanism and its certified gap.
-  if (!optimal && r.mechanism.num_outputs() == 0)
-    throw std::runtime_error("the optimal-mechanism LP stopped without a certified optimum (" + to_string(r.status) +
-                             " after " + std::to_string(r.rounds) +
-                             " column-generation rounds, before a feasible mechanism was found)");
-  // A bound above the loss by roundoff is a zero gap.
-  const double scale = std::max(std::abs(double(r.expected_loss)), 1e-300);
-  const double gap = std::isfinite(r.dual_bound) ? std::max(0.0, double(r.expected_loss) - r.dual_bound) / scale
-                                                 : std::numeric_limits<double>::infinity();
-  if (!optimal)
-    std::cerr << "labeldp: warning: " << to_string(r.status)
-              << " reached: the mechanism is eps-DP and feasible but not certified optimal; its expected loss is at "
-                 "most a relative "
-              << labeldp::detail::format_number(gap) << " above the optimum\n";
+  r.require_mechanism();
+  if (const std::string w = r.warning(); !w.empty()) std::cerr << "labeldp: warning: " << w << "\n";
   using labeldp::io::json_number;
   std::ostringstream out;
   if (a.json) {
-    out << "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"optimal-lp\",\"eps\":" << json_number(a.eps)
-        << ",\"loss\":\"" << a.loss << "\",\"status\":\"" << to_string(r.status)
-        << "\",\"expected_loss\":" << json_number(r.expected_loss);
-    if (std::isfinite(r.dual_bound)) out << ",\"lower_bound\":" << json_number(r.dual_bound);
-    if (std::isfinite(gap)) out << ",\"gap\":" << json_number(gap);
-    out << "," << labeldp::io::mechanism_json_fields(r.mechanism) << "}\n";
+    out << labeldp::io::optimal_lp_json(r, a.eps, a.loss) << "\n";
   } else {
     const auto& m = r.mechanism;
     out << "optimal eps-DP mechanism onto " << outputs.size() << " outputs (eps " << json_number(a.eps) << ", "

@@ -110,27 +110,10 @@ std::string optimal_json(const std::vector<double>& values, const std::vector<do
     OptimalLPOptions options;
     if (time_limit) options.column_generation.time_limit = *time_limit;
     const auto r = optimal_mechanism_lp(prior, eps, outs, options, l);
-    const bool optimal = r.status == optim::SolveStatus::Optimal;
     require_finite_result(double(r.expected_loss), "the expected " + loss + " loss");
-    if (!optimal && r.mechanism.num_outputs() == 0)
-      throw std::runtime_error("the optimal-mechanism LP stopped without a certified optimum (" + to_string(r.status) +
-                               " after " + std::to_string(r.rounds) +
-                               " column-generation rounds, before a feasible mechanism was found)");
-    const double scale = std::max(std::abs(double(r.expected_loss)), 1e-300);
-    const double gap = std::isfinite(r.dual_bound) ? std::max(0.0, double(r.expected_loss) - r.dual_bound) / scale
-                                                   : std::numeric_limits<double>::infinity();
-    if (!optimal && warning)
-      *warning = to_string(r.status) +
-                 " reached: the mechanism is eps-DP and feasible but not certified optimal; its expected loss is at "
-                 "most a relative " +
-                 format_number(gap) + " above the optimum";
-    std::string s =
-        "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":\"optimal-lp\",\"eps\":" + json_number(eps) +
-        ",\"loss\":" + json_string(loss) + ",\"status\":\"" + to_string(r.status) +
-        "\",\"expected_loss\":" + json_number(double(r.expected_loss));
-    if (std::isfinite(r.dual_bound)) s += ",\"lower_bound\":" + json_number(r.dual_bound);
-    if (std::isfinite(gap)) s += ",\"gap\":" + json_number(gap);
-    return s + "," + io::mechanism_json_fields(r.mechanism) + "}";
+    r.require_mechanism();
+    if (warning) *warning = r.warning();
+    return io::optimal_lp_json(r, eps, loss);
   });
 }
 

@@ -52,6 +52,34 @@ struct OptimalLPResult {
   double gap = std::numeric_limits<double>::infinity();
   /// Row duals \f$\pi\f$ (one per label) that certify `dual_bound`.
   Eigen::VectorXd duals;
+
+  /// The answer's certified relative gap, (expected_loss - dual_bound) / |expected_loss|: 0 when
+  /// the bound is above the loss by roundoff, infinity without a finite bound.
+  double certified_gap() const {
+    if (!std::isfinite(dual_bound)) return std::numeric_limits<double>::infinity();
+    const double scale = std::max(std::abs(double(expected_loss)), 1e-300);
+    return std::max(0.0, double(expected_loss) - dual_bound) / scale;
+  }
+
+  /// A limit reached (or a certificate roundoff kept above the tolerance) after a feasible
+  /// mechanism was found still answers with that mechanism and its certified gap; before one
+  /// was found there is no answer.
+  /// \throws std::runtime_error when no feasible mechanism was found.
+  void require_mechanism() const {
+    if (status != optim::SolveStatus::Optimal && mechanism.num_outputs() == 0)
+      throw std::runtime_error("the optimal-mechanism LP stopped without a certified optimum (" + to_string(status) +
+                               " after " + std::to_string(rounds) +
+                               " column-generation rounds, before a feasible mechanism was found)");
+  }
+
+  /// The one-line warning for a feasible answer not certified optimal; empty when Optimal.
+  std::string warning() const {
+    if (status == optim::SolveStatus::Optimal) return {};
+    return to_string(status) +
+           " reached: the mechanism is eps-DP and feasible but not certified optimal; its expected loss is at most "
+           "a relative " +
+           detail::format_number(certified_gap()) + " above the optimum";
+  }
 };
 
 namespace detail {
