@@ -26,6 +26,8 @@ inline std::string mechanism_json_fields(const FiniteMechanism<double>& m) { ret
 
 /// The mechanism file of an optimal-LP answer (the `optimal --json` output): status,
 /// expected loss, the certified lower bound and gap when finite, and the mechanism.
+/// \param r the answer of optimal_mechanism_lp().
+/// \param eps the privacy level it was solved for.
 /// \param loss the loss's name ("squared", "absolute", "poisson").
 inline std::string optimal_lp_json(const OptimalLPResult<double>& r, double eps, const std::string& loss) {
   std::string s =
