@@ -154,7 +154,8 @@ TEST_CASE("KeyedRandom: a key that is not 32 bytes is refused", "[keyed]") {
 TEST_CASE("sample_keyed: equals per-record streams whatever the split, order or ids", "[keyed]") {
   const labeldp::KeyedRandom keyed(test_key(3));
   const auto m = rr3();
-  const ManyWords many;
+  const ManyWords many;       // pairs 0-2: words 2-5 through sample_keyed's SIMD cache
+  const ManyWords deeper{9};  // pairs 3 and 4 beyond it (one scalar block each)
   std::mt19937_64 rng(7);
   const std::size_t n = 1000;
   std::vector<double> in(n);
@@ -166,13 +167,17 @@ TEST_CASE("sample_keyed: equals per-record streams whatever the split, order or 
   for (const auto* ids : {&contiguous, &random_ids, &repeated}) {
     const auto expected = per_record(m, in, *ids, keyed);
     const auto expected_many = per_record(many, in, *ids, keyed);
-    std::vector<double> out(n), out_many(n);
+    const auto expected_deeper = per_record(deeper, in, *ids, keyed);
+    std::vector<double> out(n), out_many(n), out_deeper(n);
     labeldp::sample_keyed(m, std::span<const double>(in), std::span<const std::uint64_t>(*ids), keyed,
                           std::span<double>(out));
     labeldp::sample_keyed(many, std::span<const double>(in), std::span<const std::uint64_t>(*ids), keyed,
                           std::span<double>(out_many));
+    labeldp::sample_keyed(deeper, std::span<const double>(in), std::span<const std::uint64_t>(*ids), keyed,
+                          std::span<double>(out_deeper));
     CHECK(out == expected);
     CHECK(out_many == expected_many);
+    CHECK(out_deeper == expected_deeper);
     // Partitioned into uneven pieces.
     std::vector<double> pieces(n, -1);
     for (std::size_t t0 = 0, len = 1; t0 < n; t0 += len, len = len * 3 % 97 + 1) {
@@ -399,4 +404,61 @@ TEST_CASE("Unbiased mechanism files round raw labels exactly as UnbiasedRandomiz
       REQUIRE(g1() == g2());  // the same number of words drawn
     }
   }
+}
+
+TEST_CASE("FiniteLabelMechanism: the batch sampler draws as repeated single calls, draw for draw", "[keyed]") {
+  // Labels around, on and between 101 inputs (the two-stage grid) and 3 uneven ones; both raw-label
+  // maps (nearest input, unbiased randomized rounding), sizes across the 128-label blocks.
+  std::vector<std::vector<double>> supports{{0.0, 0.1, 0.30000000000000004, 7.0}, {}};
+  for (int i = 0; i <= 100; ++i) supports[1].push_back(50.0 * i);
+  std::mt19937_64 rng(44);
+  for (const auto& support : supports) {
+    labeldp::Vector<double> inputs(labeldp::Index(support.size()));
+    for (std::size_t i = 0; i < support.size(); ++i) inputs[labeldp::Index(i)] = support[i];
+    std::uniform_real_distribution<double> around(support.front() - 1, support.back() + 1);
+    for (const char* kind : {"unbiased", "rr-on-bins"}) {
+      const labeldp::FiniteLabelMechanism m(kind, 1.0, labeldp::randomized_response(inputs, 1.0));
+      for (std::size_t n : {std::size_t(1), std::size_t(127), std::size_t(128), std::size_t(1000)}) {
+        std::vector<double> in(n), out(n);
+        for (std::size_t t = 0; t < n; ++t) in[t] = t % 5 == 0 ? support[t % support.size()] : around(rng);
+        labeldp::SeededRandom g1(9), g2(9);
+        m.sample(std::span<const double>(in), std::span<double>(out), g1);
+        INFO(kind << ", " << support.size() << " inputs, " << n << " labels");
+        for (std::size_t t = 0; t < n; ++t) REQUIRE(out[t] == m.sample(in[t], g2));
+        CHECK(g1() == g2());  // the same number of words drawn
+      }
+    }
+  }
+  const labeldp::FiniteLabelMechanism m(
+      "unbiased", 1.0,
+      labeldp::randomized_response(labeldp::Vector<double>(labeldp::Vector<double>::LinSpaced(3, 0, 2)), 1.0));
+  std::vector<double> in(300, 1.5), out(300);
+  in[200] = std::nan("");
+  labeldp::SeededRandom gen(1);
+  CHECK_THROWS_AS(m.sample(std::span<const double>(in), std::span<double>(out), gen), std::invalid_argument);
+}
+
+TEST_CASE("FiniteLabelMechanism: batch outputs of unbiased rounding fit the mixture of two rows; a mutant does not",
+          "[.][statistical][keyed]") {
+  // Label 0.3 between inputs 0 and 1: output distribution 0.7 P[0] + 0.3 P[1] of the realized
+  // rows. The mutant rounds with an under-noised table (keep 0.62 instead of 0.6).
+  const labeldp::FiniteLabelMechanism m("unbiased", 1.1, rr3().finite);  // ln 3 = 1.0986
+  const labeldp::FiniteLabelMechanism mutant("unbiased", 1.2, rr3(0.62).finite);
+  const auto realized = m.finite().realized_probabilities();
+  std::vector<double> mix(3);
+  for (int j = 0; j < 3; ++j) mix[std::size_t(j)] = 0.7 * realized(0, j) + 0.3 * realized(1, j);
+  const std::size_t n = 400000;
+  std::vector<double> in(n, 0.3), out(n);
+  auto counts = [&](const labeldp::FiniteLabelMechanism& mech) {
+    labeldp::SeededRandom gen(21);
+    mech.sample(std::span<const double>(in), std::span<double>(out), gen);
+    std::vector<long long> c(3, 0);
+    for (double o : out) ++c[std::size_t(o)];
+    return c;
+  };
+  const double good = labeldp::test::chi_square_z(labeldp::test::chi_square(counts(m), mix));
+  const double bad = labeldp::test::chi_square_z(labeldp::test::chi_square(counts(mutant), mix));
+  INFO("z " << good << ", mutant z " << bad);
+  CHECK(good < 6);
+  CHECK(bad > 6);
 }

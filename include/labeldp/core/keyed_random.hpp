@@ -22,7 +22,27 @@ namespace labeldp {
 
 namespace detail {
 struct KeyedBatch;
-}
+
+/// sample_keyed()'s blocks for words 2, 3, ... of its records (pairs 1 and 2 of the layout in
+/// KeyedRandom's comment): for 16 consecutive block counters at once, computed by the SIMD core
+/// when a record first needs them, so that mechanisms drawing more than two words per record
+/// (the additive-noise baselines) pay one SIMD group per 64 contiguous ids instead of one scalar
+/// block per record (issue 15). Wiped when destroyed.
+struct KeyedPairCache {
+  static constexpr std::size_t kPairs = 2;  // pairs 1 and 2 (later pairs: one scalar block each)
+  alignas(64) std::uint32_t words[kPairs][16 * kChaChaGroup];
+  std::uint64_t first[kPairs] = {0, 0};  // the first counter of each pair's group
+  bool valid[kPairs] = {false, false};
+  ChaChaWidth width = chacha_best_width();
+  KeyedPairCache() = default;
+  KeyedPairCache(const KeyedPairCache&) = delete;
+  KeyedPairCache& operator=(const KeyedPairCache&) = delete;
+  ~KeyedPairCache() {
+    volatile std::uint32_t* v = &words[0][0];
+    for (std::size_t i = 0; i < kPairs * 16 * kChaChaGroup; ++i) v[i] = 0;
+  }
+};
+}  // namespace detail
 
 /// The user's secret 32-byte key; the noise of record `id` is a function of (key, id) only.
 ///
@@ -130,8 +150,9 @@ class KeyedRandom {
       const std::uint64_t pair = m_word >> 1;
       if (pair > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("KeyedRandom: a record's stream has 2^33 words; all were used");
-      std::array<std::uint32_t, 16> state = m_base;
       const std::uint64_t counter = m_id >> 2;
+      if (m_cache && pair >= 1 && pair <= detail::KeyedPairCache::kPairs) return next_cached(counter, pair);
+      std::array<std::uint32_t, 16> state = m_base;
       state[12] = std::uint32_t(counter);
       state[13] = std::uint32_t(counter >> 32);
       state[14] = std::uint32_t(pair);
@@ -144,7 +165,30 @@ class KeyedRandom {
       return m_pair_words[m_word++ & 1];
     }
 
-    std::array<std::uint32_t, 16> m_base;  // constants, key, -, -, -, domain
+    // next_slow() for pairs 1 and 2 inside sample_keyed(): the same words, from the cache's
+    // group of 16 counters (computed when the counter is outside the cached group).
+    result_type next_cached(std::uint64_t counter, std::uint64_t pair) {
+      detail::KeyedPairCache& c = *m_cache;
+      const std::size_t p = std::size_t(pair - 1);
+      if (!c.valid[p] || counter < c.first[p] || counter - c.first[p] >= detail::kChaChaGroup) {
+        std::array<std::uint32_t, 16> state = m_base;
+        state[14] = std::uint32_t(pair);
+        std::uint64_t counters[detail::kChaChaGroup];
+        for (std::size_t b = 0; b < detail::kChaChaGroup; ++b) counters[b] = counter + b;  // counter < 2^62
+        detail::chacha20_blocks16(c.width, state.data(), counters, c.words[p]);
+        c.first[p] = counter;
+        c.valid[p] = true;
+        wipe_words(state.data(), state.size());
+      }
+      const std::uint32_t* w = c.words[p] + 4 * std::size_t(m_id & 3) * detail::kChaChaGroup + (counter - c.first[p]);
+      m_pair_words[0] = std::uint64_t(w[0]) | (std::uint64_t(w[detail::kChaChaGroup]) << 32);
+      m_pair_words[1] = std::uint64_t(w[2 * detail::kChaChaGroup]) | (std::uint64_t(w[3 * detail::kChaChaGroup]) << 32);
+      m_pair = pair;
+      return m_pair_words[m_word++ & 1];
+    }
+
+    std::array<std::uint32_t, 16> m_base;       // constants, key, -, -, -, domain
+    detail::KeyedPairCache* m_cache = nullptr;  // sample_keyed()'s, for its contiguous ids
     std::uint64_t m_id = 0;
     std::uint64_t m_word = 0;                                          // index of the next word
     std::uint64_t m_pair = std::numeric_limits<std::uint64_t>::max();  // pair held in m_pair_words
@@ -181,6 +225,7 @@ struct KeyedBatch {
   static void run(const M& m, std::span<const double> in, std::span<const std::uint64_t> ids, const KeyedRandom& keyed,
                   std::span<double> out) {
     KeyedRandom::Stream s = keyed.stream(0, 0);
+    KeyedPairCache cache;
     alignas(64) std::uint32_t words[16 * kChaChaGroup];
     std::uint64_t counters[kChaChaGroup];
     constexpr std::size_t kMaxRecords = 4 * kChaChaGroup;
@@ -202,6 +247,9 @@ struct KeyedBatch {
       }
       for (std::size_t b = used; b < kChaChaGroup; ++b) counters[b] = counters[used - 1];
       chacha20_blocks16(width, s.m_base.data(), counters, words);
+      // Groups of contiguous ids (at least two records per counter) fetch words 2-5 of their
+      // records through the cache; scattered ids compute one scalar block per record and pair.
+      s.m_cache = t1 - t0 >= 2 * used ? &cache : nullptr;
       for (std::size_t t = t0; t < t1; ++t) {
         const std::size_t b = slot[t - t0], q = std::size_t(ids[t] & 3);
         const std::uint32_t* w = words + 4 * q * kChaChaGroup + b;
@@ -211,6 +259,7 @@ struct KeyedBatch {
       }
       t0 = t1;
     }
+    s.m_cache = nullptr;
     volatile std::uint32_t* v = words;
     for (std::size_t i = 0; i < 16 * kChaChaGroup; ++i) v[i] = 0;
   }
