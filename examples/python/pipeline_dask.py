@@ -15,10 +15,12 @@ would be protected per record, see README "Privacy and security".)
   PYTHONPATH=build/python /usr/bin/python3 examples/python/pipeline_dask.py --rows 100000000 --workers 2
   ... --key-file label.key          the release's secret key (head -c 32 /dev/urandom > label.key)
   ... --bench                       labels/s with 1 and with 2 worker processes
+  ... --malloc-keep 0                Dask's default allocator settings on the workers (see worker_environ)
   ... --scheduler tcp://host:8786   an existing cluster (dask-scheduler / dask-worker) instead
 """
 
 import argparse
+import collections
 import logging
 import math
 import os
@@ -127,16 +129,36 @@ def prior_arrays(prior):
     return np.asarray(prior.values, dtype=np.float64), np.asarray(prior.probs, dtype=np.float64)
 
 
+def worker_environ(args):
+    """The environment the local cluster's worker processes start with.
+
+    Dask starts workers with MALLOC_TRIM_THRESHOLD_=65536, so glibc hands freed memory back to
+    the operating system at once and every partition's new arrays (a 2^21-row partition makes
+    several 16 MB ones) are fresh pages, zeroed by the kernel on first touch. Where page faults
+    are expensive (this virtual machine: 5-7 ns per 8-byte label, partly outside the process's
+    CPU time, and they do not scale with workers) that costs as much as the privatization itself.
+    --malloc-keep MB keeps up to that much freed memory in each worker's heap (and serves arrays
+    below it from the heap instead of new mappings), so partitions reuse pages; 0 keeps Dask's
+    default. The cost: a worker's resident memory stays near its peak.
+    """
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    if args.malloc_keep > 0:
+        keep = str(args.malloc_keep * 2**20)
+        environ.update(MALLOC_TRIM_THRESHOLD_=keep, MALLOC_MMAP_THRESHOLD_=keep, MALLOC_TOP_PAD_=str(2**26))
+    return environ
+
+
 def make_client(args, workers):
     if args.scheduler:
         return None, distributed.Client(args.scheduler)
-    cluster = distributed.LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": worker_environ(args)}):
+        cluster = distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
     return cluster, distributed.Client(cluster)
 
 
@@ -195,13 +217,24 @@ def bench(args, key, m):
     """Labels/s of keyed privatization with 1 and 2 worker processes: on rows already in the
     workers' memory (privatize + sum of the noisy column), and end to end (rows generated,
     privatized and summed)."""
-    print(f"throughput, {args.rows:,} rows, RR-on-Bins at eps2 = {args.eps2:g}, keyed, best of {args.repeat}:")
+    print(
+        f"throughput, {args.rows:,} rows in partitions of {args.partition_rows:,}, RR-on-Bins at eps2 = {args.eps2:g}, "
+        f"keyed, best of {args.repeat}; workers of 1 thread each, malloc keep {args.malloc_keep} MB; "
+        f"load average at the start {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs:"
+    )
     rates = {}
     for workers in (1, 2):
         cluster, client = make_client(args, workers)
         try:
+            threads = sorted(client.nthreads().values())
+            if threads != [1] * workers:
+                raise RuntimeError(f"expected {workers} worker(s) of 1 thread, got threads {threads}")
             stored = scaled_cps(args.rows, args.partition_rows).persist()
             distributed.wait(stored)
+            # The partitions evenly over the workers (the scheduler places the first ones unevenly,
+            # e.g. 9 and 11 of 20): the in-memory runs then do equal work on each worker.
+            client.rebalance(stored)
+            split = sorted(collections.Counter(w for ws in client.who_has(stored).values() for w in ws).values())
             fresh = scaled_cps(args.rows, args.partition_rows)
             runs = {
                 "in memory": lambda f: ldd.privatize(f(stored), "wage", m, key, "id")["wage"].sum(),
@@ -224,7 +257,8 @@ def bench(args, key, m):
                         best[name] = (wall, cpu)
             rates[workers] = {name: args.rows / t for name, (t, _) in best.items()}
             print(
-                f"  {workers} worker(s): {rates[workers]['in memory'] / 1e6:6.1f} M labels/s in memory "
+                f"  {workers} worker(s), partitions in memory per worker {split}, load average "
+                f"{os.getloadavg()[0]:.2f}: {rates[workers]['in memory'] / 1e6:6.1f} M labels/s in memory "
                 f"({best['in memory'][0]:.2f} s; the sum alone {best['sum only'][0]:.2f} s), "
                 f"{rates[workers]['end to end'] / 1e6:6.1f} M labels/s end to end ({best['end to end'][0]:.2f} s); "
                 f"per worker CPU second: {args.rows / best['in memory'][1] / 1e6:.1f} M in memory, "
@@ -249,9 +283,18 @@ def main():
     parser.add_argument("--hi", type=float, default=5000.0, help="public upper bound of the wages (default 5000)")
     parser.add_argument("--resolution", type=float, default=50.0, help="public grid step (default 50)")
     parser.add_argument("--partition-rows", type=int, default=2**21, help="rows per partition (default 2^21)")
+    parser.add_argument(
+        "--malloc-keep",
+        type=int,
+        default=1024,
+        help="MB of freed memory each local worker keeps for reuse instead of returning it to the "
+        "operating system (default 1024; 0: Dask's default, which returns it at once)",
+    )
     parser.add_argument("--bench", action="store_true", help="also measure labels/s with 1 and 2 worker processes")
     parser.add_argument("--repeat", type=int, default=3, help="timed repetitions per measurement (default 3)")
     args = parser.parse_args()
+    if args.malloc_keep < 0:
+        parser.error(f"--malloc-keep must be >= 0, got {args.malloc_keep}")
     for name in ("rows", "workers", "partition_rows", "repeat"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")

@@ -115,13 +115,20 @@ py::array_t<double> privatize(const PyMechanism& pm, const DoubleArray& labels, 
   std::ptrdiff_t bad = -1;
   {
     py::gil_scoped_release nogil;
-    bad = first_non_finite(in);
-    if (bad < 0) {
-      if (keyed) {
-        sample_keyed(m, in, id_span, *keyed, noisy);
+    // Chunks of kChunk labels, each checked just before it is sampled (still in cache: one pass
+    // over memory, not two); a non-finite label stops the call before its chunk is sampled.
+    constexpr std::size_t kChunk = std::size_t(1) << 14;
+    std::optional<SecureRandom> gen;
+    if (!keyed) gen.emplace();
+    for (std::size_t t0 = 0; t0 < n && bad < 0; t0 += kChunk) {
+      const std::size_t k = std::min(kChunk, n - t0);
+      const std::ptrdiff_t b = first_non_finite(in.subspan(t0, k));
+      if (b >= 0) {
+        bad = std::ptrdiff_t(t0) + b;
+      } else if (keyed) {
+        sample_keyed(m, in.subspan(t0, k), id_span.subspan(t0, k), *keyed, noisy.subspan(t0, k));
       } else {
-        SecureRandom gen;
-        m.sample(in, noisy, gen);
+        m.sample(in.subspan(t0, k), noisy.subspan(t0, k), *gen);
       }
     }
   }

@@ -75,6 +75,12 @@ SECRET = 123456.789  # a label value that must never appear in a message
     [
         (lambda m: m.privatize(np.array([SECRET, np.nan])), r"'labels'\[1\] is not finite"),
         (lambda m: m.privatize(np.array([SECRET, np.inf]), key=bytes(32), ids=[0, 1]), r"'labels'\[1\]"),
+        # Beyond the first chunk of labels privatize checks and samples at a time (2^14).
+        (lambda m: m.privatize(np.r_[np.full(40000, SECRET), -np.inf]), r"'labels'\[40000\] is not finite"),
+        (
+            lambda m: m.privatize(np.r_[np.full(20000, SECRET), np.nan, 1.0], key=bytes(32), ids=np.arange(20002)),
+            r"'labels'\[20000\] is not finite",
+        ),
         (lambda m: m.privatize(np.array([SECRET]), key=bytes(31), ids=[0]), "'key' must be 32 bytes"),
         (lambda m: m.privatize(np.array([SECRET]), key=bytes(32)), "'key' needs 'ids'"),
         (lambda m: m.privatize(np.array([SECRET]), ids=[0]), "'ids' given without 'key'"),

@@ -52,13 +52,13 @@ def test_unkeyed_draws_fresh_noise():
 def test_keyed_is_a_function_of_key_and_id(make):
     m = make()
     rng = np.random.default_rng(5)
-    n = 5000
+    n = 40000  # over two of the 2^14-label chunks privatize samples at a time
     labels = rng.uniform(-1, 5, n)
     ids = rng.choice(2**40, n, replace=False).astype(np.int64)
     whole = m.privatize(labels, key=KEY, ids=ids)
     assert np.array_equal(whole, m.privatize(labels, key=KEY, ids=ids))  # re-run
     # Any partitioning: chunks of odd sizes, in any order, give the same per-record output.
-    parts = np.split(np.arange(n), [1, 17, 1000, 1001, 3333])
+    parts = np.split(np.arange(n), [1, 17, 1000, 1001, 3333, 16385, 20000])
     pieced = np.empty(n)
     for p in reversed(parts):
         pieced[p] = m.privatize(labels[p], key=KEY, ids=ids[p])
