@@ -213,6 +213,19 @@ def same(df, *tags):
     return df
 
 
+def stored_evenly(client, ddf):
+    """`ddf` computed into the workers' memory, partition i on worker i mod n (the scheduler's own
+    placement, and client.rebalance(), which moves data only above a memory threshold, left 9
+    and 11 of 20 partitions, or 4 and 6 of 10: the slower worker then bounds the run)."""
+    workers = sorted(client.scheduler_info()["workers"])
+    futures = [
+        client.compute(part, workers=[workers[i % len(workers)]], allow_other_workers=False)
+        for i, part in enumerate(ddf.to_delayed())
+    ]
+    distributed.wait(futures)
+    return dd.from_delayed(futures, meta=ddf._meta, divisions=ddf.divisions, verify_meta=False)
+
+
 def bench(args, key, m):
     """Labels/s of keyed privatization with 1 and 2 worker processes: on rows already in the
     workers' memory (privatize + sum of the noisy column), and end to end (rows generated,
@@ -229,11 +242,7 @@ def bench(args, key, m):
             threads = sorted(client.nthreads().values())
             if threads != [1] * workers:
                 raise RuntimeError(f"expected {workers} worker(s) of 1 thread, got threads {threads}")
-            stored = scaled_cps(args.rows, args.partition_rows).persist()
-            distributed.wait(stored)
-            # The partitions evenly over the workers (the scheduler places the first ones unevenly,
-            # e.g. 9 and 11 of 20): the in-memory runs then do equal work on each worker.
-            client.rebalance(stored)
+            stored = stored_evenly(client, scaled_cps(args.rows, args.partition_rows))
             split = sorted(collections.Counter(w for ws in client.who_has(stored).values() for w in ws).values())
             fresh = scaled_cps(args.rows, args.partition_rows)
             runs = {
