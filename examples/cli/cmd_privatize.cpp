@@ -33,6 +33,7 @@
 //
 // The labels are private: no error message quotes one (only the file, line and column name).
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -53,6 +54,7 @@
 #include "labeldp/core/loss.hpp"
 #include "labeldp/core/random.hpp"
 #include "labeldp/io/csv.hpp"
+#include "labeldp/io/detail/simple_rows.hpp"
 #include "labeldp/io/json.hpp"
 #include "labeldp/io/mechanism_file.hpp"
 #include "labeldp/mechanisms/any_mechanism.hpp"
@@ -165,35 +167,24 @@ class LabelSource {
     rows.clear();
     const std::size_t fields = csv() ? m_header.size() : 1;
     const std::string_view buf = m_reader->buffered_lines();
-    std::size_t pos = 0, line = m_reader->lines_read();
-    while (rows.size() < max && pos < buf.size()) {
-      const std::size_t end = buf.find('\n', pos);  // found: buf is whole lines
-      const std::string_view text = buf.substr(pos, end - pos);
-      std::size_t commas = 0, first = 0, last = text.size();
-      bool simple = true, blank = true;
-      for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == ',') {
-          if (commas == m_col) last = std::min(last, i);
-          if (++commas == m_col) first = i + 1;
-        } else if (c == '"' || c == '\r') {
-          simple = false;
-          break;
-        } else if (c != ' ' && c != '\t') {
-          blank = false;
-        }
-      }
-      if (!simple || blank || commas + 1 != fields) break;
-      const auto v = labeldp::io::parse_double(text.substr(first, last - first));
-      if (!v || !std::isfinite(*v)) break;
+    const char* const begin = buf.data();
+    const char* const end = begin + buf.size();
+    const char* p = begin;
+    std::size_t line = m_reader->lines_read();
+    labeldp::io::detail::SimpleRow cut;
+    auto parse = [](std::string_view field) { return labeldp::io::parse_double(field); };
+    while (rows.size() < max && p != end) {
+      const char* next = labeldp::io::detail::scan_simple_row(p, end, m_col, fields, cut, parse);
+      if (!next) break;
       Row& r = rows.emplace_back();
       r.line = ++line;
-      r.label = *v;
+      r.label = cut.label;
       r.problem = "";
-      r.before = text.substr(0, first);
-      r.after = text.substr(last);
-      pos = end + 1;
+      r.before = std::string_view(cut.begin, std::size_t(cut.first - cut.begin));
+      r.after = std::string_view(cut.last, std::size_t(cut.end - cut.last));
+      p = next;
     }
+    const std::size_t pos = std::size_t(p - begin);
     m_reader->consume(pos, rows.size());
     if (!rows.empty()) return true;
     if (!next(rows.emplace_back())) {
@@ -243,9 +234,20 @@ class Sink {
   }
 
   void put(std::string_view s) {
-    m_buf.append(s);
-    if (m_buf.size() >= (1u << 16)) flush();
+    std::memcpy(room(s.size()), s.data(), s.size());
+    m_used += s.size();
   }
+
+  // At least n free bytes at the end of the buffered output (written out first when full): the
+  // caller writes there and then calls advance() with the bytes it wrote.
+  char* room(std::size_t n) {
+    if (m_buf.size() - m_used < n) {
+      flush();
+      if (m_buf.size() < n) m_buf.resize(n);
+    }
+    return m_buf.data() + m_used;
+  }
+  void advance(std::size_t n) { m_used += n; }
 
   void commit() {
     flush();
@@ -275,21 +277,23 @@ class Sink {
   }
 
   void flush() {
-    if (m_buf.empty()) return;
+    if (m_used == 0) return;
+    const std::string_view out(m_buf.data(), m_used);
     if (m_file) {
-      m_file->write(m_buf);
+      m_file->write(out);
     } else if (m_spool) {
-      if (std::fwrite(m_buf.data(), 1, m_buf.size(), m_spool) != m_buf.size())
+      if (std::fwrite(out.data(), 1, out.size(), m_spool) != out.size())
         throw InputError("temporary output file: write error: " + std::string(std::strerror(errno)));
     } else {
-      write_stdout(m_buf);
+      write_stdout(out);
     }
-    m_buf.clear();
+    m_used = 0;
   }
 
   std::optional<labeldp::io::AtomicFileWriter> m_file;
   std::FILE* m_spool = nullptr;
-  std::string m_buf;
+  std::string m_buf = std::string(std::size_t(1) << 20, '\0');  // written out 1 MiB at a time
+  std::size_t m_used = 0;                                       // bytes of m_buf in use
 };
 
 // Writes one output row: the CSV row with its label replaced, or the noisy label alone.
@@ -297,10 +301,27 @@ struct RowWriter {
   Sink& sink;
   bool whole_row;
   void write(std::string_view before, std::string_view noisy, std::string_view after) {
-    if (whole_row) sink.put(before);
-    sink.put(noisy);
-    if (whole_row) sink.put(after);
-    sink.put("\n");
+    if (!whole_row) before = after = {};
+    char* o = sink.room(before.size() + noisy.size() + after.size() + 1);
+    char* const start = o;
+    if (!before.empty()) o = std::copy(before.begin(), before.end(), o);
+    o = std::copy(noisy.begin(), noisy.end(), o);
+    if (!after.empty()) o = std::copy(after.begin(), after.end(), o);
+    *o++ = '\n';
+    sink.advance(std::size_t(o - start));
+  }
+  // The same, for a noisy label whose text is followed by readable bytes up to 32 in all (as
+  // OutputText gives): copied as a fixed 32 bytes.
+  void write32(std::string_view before, std::string_view noisy, std::string_view after) {
+    if (!whole_row) before = after = {};
+    char* o = sink.room(before.size() + 32 + after.size() + 1);
+    char* const start = o;
+    if (!before.empty()) o = std::copy(before.begin(), before.end(), o);
+    std::memcpy(o, noisy.data(), 32);
+    o += noisy.size();
+    if (!after.empty()) o = std::copy(after.begin(), after.end(), o);
+    *o++ = '\n';
+    sink.advance(std::size_t(o - start));
   }
 };
 
@@ -347,41 +368,63 @@ std::unique_ptr<labeldp::ChaCha20> make_generator(bool seeded, std::uint64_t see
   return std::make_unique<labeldp::SecureRandom>();
 }
 
-// A noisy label's text: 17 significant digits, as json_number() ("%.17g") but without printf.
-std::string format_label(double v) {
+// A noisy label's text in `buf`: 17 significant digits, as json_number() ("%.17g") but without
+// printf (at most 24 characters: "-1.2345678901234567e-308").
+std::string_view format_label(double v, char (&buf)[32]) {
   if (!std::isfinite(v)) throw InputError("internal error: a mechanism returned a non-finite noisy label");
-  char buf[40];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17);
-  return std::string(buf, std::size_t(end - buf));
+  if (ec != std::errc{}) throw InputError("internal error: a noisy label's text does not fit");
+  return {buf, std::size_t(end - buf)};
 }
 
-// The text of noisy labels, formatted once per output for a finite mechanism.
+// The text of noisy labels, formatted once per output for a finite mechanism and found by the
+// value's bits in a hash table (linear probing, at most a quarter full: almost always one probe).
 class OutputText {
  public:
   explicit OutputText(const labeldp::AnyMechanism& m) {
-    if (const auto* f = m.finite()) {
-      for (Index j = 0; j < f->num_outputs(); ++j)
-        m_table.emplace_back(f->outputs()[j], labeldp::json_number(f->outputs()[j]));
-      std::sort(m_table.begin(), m_table.end());
+    const auto* f = m.finite();
+    if (!f) return;
+    const std::size_t k = std::size_t(f->num_outputs());
+    m_slots.resize(std::max<std::size_t>(16, std::bit_ceil(4 * k)));
+    m_shift = 64 - unsigned(std::countr_zero(m_slots.size()));
+    for (Index j = 0; j < f->num_outputs(); ++j) {
+      const double v = f->outputs()[j];
+      const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+      if (find(bits)) continue;  // a repeated output value
+      Slot* s = &m_slots[slot(bits)];
+      while (s->len) s = &m_slots[std::size_t(s - m_slots.data() + 1) & (m_slots.size() - 1)];
+      const std::string text = labeldp::json_number(v);
+      if (text.size() > sizeof s->text) throw InputError("internal error: an output's text is too long");
+      s->bits = bits;
+      s->len = std::uint32_t(text.size());
+      std::memcpy(s->text, text.data(), text.size());
     }
   }
+  // v's text; its data is followed by readable bytes up to 32 in all (RowWriter::write32).
   std::string_view operator()(double v) {
-    if (!m_table.empty()) {  // the last entry <= v, branch-free (outputs are few; v is random)
-      const std::pair<double, std::string>* base = m_table.data();
-      for (std::size_t n = m_table.size(); n > 1;) {
-        const std::size_t half = n / 2;
-        base = base[half].first <= v ? base + half : base;
-        n -= half;
-      }
-      if (base->first == v) return base->second;
-    }
-    m_scratch = format_label(v);
-    return m_scratch;
+    if (const Slot* s = find(std::bit_cast<std::uint64_t>(v))) return {s->text, s->len};
+    return format_label(v, m_scratch);
   }
 
  private:
-  std::vector<std::pair<double, std::string>> m_table;
-  std::string m_scratch;
+  struct Slot {
+    std::uint64_t bits = 0;
+    std::uint32_t len = 0;  // 0: empty
+    char text[32] = {};
+  };
+  std::size_t slot(std::uint64_t bits) const { return std::size_t((bits * 0x9E3779B97F4A7C15ull) >> m_shift); }
+  const Slot* find(std::uint64_t bits) const {
+    if (m_slots.empty()) return nullptr;
+    for (std::size_t i = slot(bits);; i = (i + 1) & (m_slots.size() - 1)) {
+      const Slot& s = m_slots[i];
+      if (s.len == 0) return nullptr;
+      if (s.bits == bits) return &s;
+    }
+  }
+
+  std::vector<Slot> m_slots;
+  unsigned m_shift = 64;
+  char m_scratch[32] = {};
 };
 
 // One pass over the input with a mechanism fixed before any label is read (--mechanism FILE, or
@@ -418,7 +461,7 @@ void run_single_pass(const Options& o, const labeldp::AnyMechanism& mech, const 
         ++summary.dropped;
         continue;
       }
-      out.write(row.before, text(noisy[t++]), row.after);
+      out.write32(row.before, text(noisy[t++]), row.after);
       ++summary.written;
     }
   }
@@ -704,13 +747,12 @@ void run_two_stage(const Options& o, const Loss& loss) {
   const auto& rrp = stage->rrp;
   const auto& unbiased = stage->unbiased;
   const std::vector<double>& rp_noisy = stage->rp_noisy;
-  std::string scratch;
+  char scratch[32];
   auto noisy_text = [&](double y) -> std::string_view {
     if (rr) return rr_text[std::size_t(rr->sample_index(disc->index(y), *gen))];
     if (rrp) return (*rrp_text)(rrp->sample((*disc)(y), *gen));
-    scratch =
-        format_label(unbiased ? unbiased->sample(std::clamp(y, support_lo, support_hi), *gen) : rp_noisy[rp_next++]);
-    return scratch;
+    return format_label(unbiased ? unbiased->sample(std::clamp(y, support_lo, support_hi), *gen) : rp_noisy[rp_next++],
+                        scratch);
   };
 
   // Pass 2: randomize and write.

@@ -18,11 +18,12 @@ namespace labeldp {
 
 namespace detail {
 
-/// std::llround for \f$0 \le x < 2^{63}\f$ (half away from zero), without the library call:
-/// the fractional part \f$x - \lfloor x \rfloor\f$ is exact in doubles.
+/// std::llround for \f$0 \le x < 2^{63}\f$ (half away from zero), without the library call
+/// and without a branch on x (the comparison is added as 0 or 1): the fractional part
+/// \f$x - \lfloor x \rfloor\f$ is exact in doubles.
 inline std::int64_t round_nonnegative(double x) {
   const auto i = static_cast<std::int64_t>(x);
-  return x - static_cast<double>(i) >= 0.5 ? i + 1 : i;
+  return i + static_cast<std::int64_t>(x - static_cast<double>(i) >= 0.5);
 }
 
 /// Throws unless lo < hi are finite (messages naming 'lo' and 'hi').
@@ -116,9 +117,12 @@ class LabelGrid {
   /// \throws std::invalid_argument for a non-finite label.
   std::int64_t index(Scalar y) const {
     validate_finite("label", double(y));
-    if (y <= m_lo) return 0;
-    if (y >= m_hi) return m_hi_index;
-    return std::min<std::int64_t>(m_steps, detail::round_nonnegative(double((y - m_lo) / m_step)));
+    // The same work for every label (no branch on it): clamp, round, then select the top index
+    // for y >= hi arithmetically. y <= lo clamps to lo, whose index is 0.
+    const Scalar c = std::min(std::max(y, m_lo), m_hi);
+    const std::int64_t inside = std::min<std::int64_t>(m_steps, detail::round_nonnegative(double((c - m_lo) / m_step)));
+    const std::int64_t top = static_cast<std::int64_t>(y >= m_hi);
+    return inside + top * (m_hi_index - inside);
   }
   /// The value of index j, any integer: \f$lo + gj\f$, except that value(N) is the top point
   /// (hi exactly for a grid built from a resolution).
