@@ -607,3 +607,30 @@ TEST_CASE("optimal LP: certified at large eps (30 to 700) by the non-private bou
     }
   }
 }
+
+TEST_CASE("optimal LP: 300 values x 10 outputs at eps 15 / 20 / 25 certified, equal to GLPK's exact optimum",
+          "[optimal_lp][extreme]") {
+  // Regression (issue 11): this instance stalled at eps ~ 20 (time limit, gap ~5e-7). With
+  // optimum ~ C (1 + 4e-6) the certificate needs the duals' excess over the non-private
+  // per-label minimum, which unshifted costs lost to roundoff amplified by e^eps. GLPK's exact
+  // (rational) simplex on the compact LP is the oracle: its floating simplex fails here.
+  std::mt19937_64 rng(4242);
+  (void)random_prior(rng, 40, false);  // the same draw as the large-eps test's k = 300 prior
+  const auto prior = random_prior(rng, 300, false);
+  const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(299), 10);
+  for (const double eps : {15.0, 20.0, 25.0}) {
+    INFO("eps " << eps);
+    labeldp::OptimalLPOptions opt;
+    opt.column_generation.time_limit = 20;  // a stall shows as TimeLimit, not a hung test
+    const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, opt, SquaredLoss<>{});
+    check_mechanism(r, prior, eps, outputs, SquaredLoss<>{});
+    labeldp::test::GlpkOptions exact;
+    exact.exact = true;
+    const auto g = labeldp::test::solve_with_glpk(
+        labeldp::test::compact_mechanism_lp(prior.values(), prior.probabilities(), eps, outputs, SquaredLoss<>{}),
+        exact);
+    REQUIRE(g.status == SolveStatus::Optimal);
+    CHECK(std::abs(r.expected_loss - g.objective) <= 1e-9 * std::abs(g.objective));
+    CHECK(r.dual_bound <= g.objective * (1 + 1e-12));
+  }
+}

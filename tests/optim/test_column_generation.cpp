@@ -684,3 +684,17 @@ TEST_CASE("column generation: known_lower_bound is validated (NaN and +infinity 
   o.known_lower_bound = -std::numeric_limits<double>::infinity();
   CHECK_NOTHROW(o.check());
 }
+
+TEST_CASE("column generation: objective_offset and min_column_cost are validated", "[column_generation]") {
+  labeldp::optim::ColumnGenerationOptions o;
+  o.objective_offset = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(o.check(), Catch::Matchers::Contains("'objective_offset' must be finite"));
+  o.objective_offset = -3;
+  CHECK_NOTHROW(o.check());
+  o.min_column_cost = -1;
+  CHECK_THROWS_WITH(o.check(), Catch::Matchers::Contains("'min_column_cost' must be finite and non-negative, got -1"));
+  o.min_column_cost = std::numeric_limits<double>::infinity();
+  CHECK_THROWS(o.check());
+  o.min_column_cost = 0.5;
+  CHECK_NOTHROW(o.check());
+}

@@ -20,6 +20,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
 #include "labeldp/mechanisms/detail/lp_columns.hpp"
+#include "labeldp/mechanisms/detail/optimal_lp_oracle.hpp"
 #include "labeldp/mechanisms/detail/staircase_barrier.hpp"
 #include "labeldp/optim/column_generation.hpp"
 #include "labeldp/optim/simplex.hpp"
@@ -84,137 +85,6 @@ struct OptimalLPResult {
 
 namespace detail {
 
-/// The staircase pricing oracle of LP (2) of Ghazi et al. (2023) in the well-conditioned master
-/// form used by optimal_mechanism_lp().
-///
-/// A staircase column (T, o) of LP (2) has entries \f$1 + r\,\chi_T(y)\f$, \f$r = e^\varepsilon - 1\f$
-/// (the extreme rays of the eps-DP cone \f$\{v \ge 0 : v_y \le e^\varepsilon v_{y'}\}\f$,
-/// Kairouz-Oh-Viswanath 2016), and cost \f$\sum_y (1 + r\chi_T(y))\, w_{y,o}\f$ with
-/// \f$w_{y,o} = p_y \ell(o, y)\f$. At small eps all these columns are within r of the all-ones
-/// vector, so every basis of the k rows \f$\sum_c x_c a_c = 1\f$ is ill-conditioned (condition
-/// ~ k / r; this is what made the master fail at eps = 0.05). The master therefore carries the
-/// total mass \f$S = \sum_c x_c\f$ as a variable: row k is \f$\sum_c x_c - S = 0\f$, and label row
-/// y, the original row minus row k and scaled by \f$\gamma / r\f$ with \f$\gamma = \max(1, r)\f$, is
-/// \f$\gamma \sum_c x_c \chi_{T_c}(y) + (\gamma / r) S = \gamma / r\f$. A column is then \f$\gamma\f$
-/// on T, 0 elsewhere and 1 in the mass row: 0/1 patterns up to one scale, whose bases are as
-/// well conditioned as the label sets they encode, at any eps.
-///
-/// Master column 0 is S; the oracle prices the staircase columns. With master duals
-/// \f$(\rho, \sigma)\f$ the reduced cost of (T, o) is \f$W_o - \sigma + \sum_{y \in T} (r w_{y,o} -
-/// \gamma \rho_y)\f$, \f$W_o = \sum_y w_{y,o}\f$, minimized over T by taking the labels with a
-/// negative term: O(k) per output, exact over all \f$2^k |O|\f$ columns. The original LP's duals
-/// are \f$\pi = (\gamma / r) \rho\f$.
-class StaircaseOracle {
- public:
-  /// \param weighted_loss k x |O| matrix \f$w_{y,o} = p_y \ell(o, y)\f$.
-  /// \param eps privacy parameter (> 0).
-  StaircaseOracle(Eigen::MatrixXd weighted_loss, double eps)
-      : m_loss(std::move(weighted_loss)), m_r(std::expm1(eps)), m_gamma(std::max(1.0, m_r)) {
-    const Eigen::VectorXd total = m_loss.colwise().sum().transpose();
-    m_cost_scale = total.size() && total.minCoeff() > 0   ? total.minCoeff()
-                   : total.size() && total.maxCoeff() > 0 ? total.maxCoeff()
-                                                          : 1.0;
-    m_total = total / m_cost_scale;
-    m_scaled = (m_r / m_cost_scale) * m_loss;
-  }
-
-  /// Number of labels k.
-  Index num_labels() const { return m_loss.rows(); }
-  /// Number of outputs |O|.
-  Index num_outputs() const { return m_loss.cols(); }
-  /// Master rows: k label rows and the mass row.
-  Index num_rows() const { return num_labels() + 1; }
-  /// \f$r = e^\varepsilon - 1\f$.
-  double r() const { return m_r; }
-  /// \f$\gamma = \max(1, r)\f$, the entry of a staircase column in the label rows of T.
-  double gamma() const { return m_gamma; }
-  /// The master's cost unit: the least constant mechanism's loss \f$\min_o W_o\f$ (an upper
-  /// bound on the optimum), so that master objectives and tolerances are relative.
-  double cost_scale() const { return m_cost_scale; }
-  /// \f$\gamma / r\f$: the mass variable's entry in every label row, and every label row's
-  /// right-hand side.
-  double mass_coefficient() const { return m_gamma / m_r; }
-
-  /// The master column of pattern T (`in_t(y)` true for y in T) at output j, and its cost.
-  template <typename Mask>
-  void column(Index j, const Mask& in_t, Eigen::Ref<Eigen::VectorXd> a, double& cost) const {
-    cost = m_total[j];
-    for (Index y = 0; y < num_labels(); ++y) {
-      const bool in = in_t(y);
-      a[y] = in ? 1.0 : 0.0;
-      if (in) cost += m_scaled(y, j);
-    }
-    cost /= m_gamma;
-    a[num_labels()] = 1.0 / m_gamma;
-  }
-
-  /// The original LP's row duals \f$\pi = (\gamma / r) \rho\f$ from master duals \f$(\rho, \sigma)\f$.
-  Eigen::VectorXd label_duals(const Eigen::VectorXd& y) const {
-    return (m_cost_scale * mass_coefficient()) * y.head(num_labels());
-  }
-  /// Master duals \f$(\rho, \sigma)\f$ of the original LP's duals \f$\pi\f$ (inverse of label_duals(),
-  /// with \f$\sigma\f$ making the mass variable's reduced cost 0).
-  Eigen::VectorXd master_duals(const Eigen::VectorXd& pi) const {
-    Eigen::VectorXd y(num_rows());
-    y.head(num_labels()) = pi / (m_cost_scale * mass_coefficient());
-    y[num_labels()] = pi.sum() / m_cost_scale;
-    return y;
-  }
-
-  /// Exact pricing at master duals y = \f$(\rho, \sigma)\f$: for every output, the reduced cost
-  /// of its best pattern (O(k |O|) in total).
-  Eigen::VectorXd reduced_costs(const Eigen::VectorXd& y) const {
-    const Index k = num_labels();
-    const Eigen::VectorXd g = m_gamma * y.head(k);
-    return (m_total.array() - y[k] + ((m_scaled.colwise() - g).cwiseMin(0.0)).colwise().sum().transpose().array()) /
-           m_gamma;
-  }
-
-  /// The pricing oracle (optim::PricingOracle): the best column of every output whose reduced
-  /// cost at y is negative, and as `min_reduced_cost` the minimum over all staircase columns
-  /// plus the mass variable's reduced cost \f$\sigma - (\gamma / r) \sum_y \rho_y\f$ when that is
-  /// negative. The engine's Lagrangian bound \f$b^T y + \min(0, \mu)\f$ with \f$\kappa = 1\f$ is then
-  /// valid, because every feasible point has \f$\sum_c x_c = S \le 1\f$ (each original column
-  /// has entries >= 1 in rows summing to 1).
-  optim::PricedColumns operator()(const Eigen::VectorXd& y) {
-    const Index k = num_labels(), n = num_outputs();
-    const Eigen::VectorXd rc = reduced_costs(y);
-    const double rc_mass = y[k] - mass_coefficient() * y.head(k).sum();
-    m_last.clear();
-    for (Index j = 0; j < n; ++j)
-      if (rc[j] < 0) m_last.push_back(j);
-    optim::PricedColumns out;
-    out.A.resize(num_rows(), Index(m_last.size()));
-    out.c.resize(Index(m_last.size()));
-    const Eigen::VectorXd g = m_gamma * y.head(k);
-    for (std::size_t t = 0; t < m_last.size(); ++t) {
-      const Index j = m_last[t];
-      column(
-          j, [&](Index l) { return m_scaled(l, j) - g[l] < 0; }, out.A.col(Index(t)), out.c[Index(t)]);
-    }
-    const double mu = n > 0 ? rc.minCoeff() : 0.0;
-    out.min_reduced_cost = rc_mass < 0 ? std::min(mu, 0.0) + rc_mass / m_gamma : mu;
-    return out;
-  }
-
-  /// The k x |O| matrix \f$w_{y,o}\f$.
-  const Eigen::MatrixXd& loss() const { return m_loss; }
-  /// The k x |O| matrix \f$r\,w_{y,o}\f$.
-  const Eigen::MatrixXd& scaled_loss() const { return m_scaled; }
-  /// \f$W_o = \sum_y w_{y,o}\f$ per output.
-  const Eigen::VectorXd& total_loss() const { return m_total; }
-
-  /// Outputs of the columns returned by the last call of operator() (in order).
-  const std::vector<Index>& last_outputs() const { return m_last; }
-
- private:
-  Eigen::MatrixXd m_loss;    // w_{y,o}
-  Eigen::MatrixXd m_scaled;  // r w_{y,o}
-  Eigen::VectorXd m_total;   // W_o
-  double m_r, m_gamma, m_cost_scale = 1;
-  std::vector<Index> m_last;
-};
-
 /// Default column-generation options of optimal_mechanism_lp(): Wentges smoothing 0.5 and a
 /// relative gap of 1e-10.
 inline optim::ColumnGenerationOptions default_mechanism_lp_options() {
@@ -244,7 +114,8 @@ struct OptimalLPOptions {
   /// smoothing 0.5 and relative gap tolerance 1e-10 (checked under "column_generation.").
   /// Column generation: round limit, time limit (seconds, +infinity = none), relative gap
   /// tolerance, Wentges smoothing, columns per round, master simplex options.
-  /// `column_sum_bound` must be valid but is not used (LP (2) fixes it). The time limit covers
+  /// `column_sum_bound`, `min_column_cost` and `objective_offset` must be valid but are not
+  /// used (LP (2) fixes them); `known_lower_bound` is in loss units. The time limit covers
   /// the whole solve except the interior point's own iterations (which are not interrupted); when
   /// it expires the result says SolveStatus::TimeLimit with the best mechanism found and its gap.
   optim::ColumnGenerationOptions column_generation = detail::default_mechanism_lp_options();
@@ -383,10 +254,42 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   }
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
-  cg.known_lower_bound = std::max(cg.known_lower_bound, nonprivate / oracle.cost_scale());
 
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
+  detail::StaircaseBarrierResult br;
+  bool seed_intervals = !options.interior_point;
+  if (options.interior_point) {
+    // Interior point on the compact form with the excess costs w' (the same LP less C): its
+    // objective sets the master's cost unit, its columns are the crossover's candidates and its
+    // duals a certificate, re-evaluated below by exact pricing at e^eps.
+    detail::StaircaseBarrierProblem bp;
+    bp.cost = oracle.excess_loss();
+    bp.rows = detail::StaircaseRows::Normalization;
+    bp.low = detail::staircase_low(eps);
+    detail::StaircaseBarrierOptions bo;
+    bo.time_limit = cg.time_limit;
+    // Its bound certifies the crossover only within the gap tolerance: converge an order below.
+    bo.tolerance = std::clamp(cg.gap_tolerance / 10, 1e-12, bo.tolerance);
+    br = detail::solve_staircase_barrier(bp, bo);
+    // Its tolerance is relative to the excess E = opt - C, far below opt at large eps: an
+    // iterate it did not call converged still seeds and certifies (its bound is re-evaluated
+    // by exact pricing). Without a finite iterate, the interval seed below takes over.
+    // Usable: finite, with objective and bound within 1e-6 of C + E (a stalled start is not).
+    const double full = oracle.nonprivate_loss() + std::abs(br.primal_objective);
+    const bool usable = br.duals.size() == k && br.duals.allFinite() && br.mechanism.allFinite() &&
+                        br.top.allFinite() && std::isfinite(br.primal_objective) && br.primal_objective >= 0 &&
+                        std::abs(br.primal_objective - br.dual_objective) <= 1e-6 * full;
+    seed_intervals = !usable;
+    // Its objective estimates E: opt = C + E is the master's cost unit.
+    if (usable) oracle.set_cost_scale(std::min(oracle.cost_scale(), full));
+  }
+  // Master units: objective (loss - C) / s. A caller's known bound is in loss units; C itself
+  // (every mechanism's loss is at least the non-private one) is 0.
+  cg.objective_offset = oracle.objective_offset();
+  cg.min_column_cost = oracle.min_column_cost();
+  cg.known_lower_bound = std::max(0.0, (cg.known_lower_bound - oracle.nonprivate_loss()) / oracle.cost_scale());
+
   // Initial master: the mass variable S (column 0) and the constant column (T empty) at every
   // output; S = 1 on the cheapest constant column is feasible.
   optim::LinearProgram lp;
@@ -410,30 +313,19 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     oracle.column(j, in_t, lp.A.col(t), lp.c[t]);
     col_output.push_back(j);
   };
-  double barrier_bound = -std::numeric_limits<double>::infinity();
   Eigen::VectorXd barrier_duals;  // master-space duals (rho, sigma) of the barrier's bound
-  bool seed_intervals = !options.interior_point;
-  if (options.interior_point) {
-    // Interior point on the compact form, then its columns as the crossover's candidates and
-    // its duals as a certificate, re-evaluated here by exact pricing at e^eps.
-    detail::StaircaseBarrierProblem bp;
-    bp.cost = oracle.loss();
-    bp.rows = detail::StaircaseRows::Normalization;
-    bp.low = detail::staircase_low(eps);
-    detail::StaircaseBarrierOptions bo;
-    bo.time_limit = cg.time_limit;
-    const detail::StaircaseBarrierResult br = detail::solve_staircase_barrier(bp, bo);
-    // A barrier that did not converge (it can stall at large eps) leaves the master to the
-    // interval seed below and column generation.
-    seed_intervals = br.status != optim::SolveStatus::Optimal;
-    if (br.duals.size() == k && br.duals.allFinite() && br.mechanism.allFinite() && br.top.allFinite()) {
-      barrier_duals = oracle.master_duals(br.duals);
-      const optim::PricedColumns priced = oracle(barrier_duals);
-      barrier_bound = barrier_duals[k] + oracle.gamma() * std::min(0.0, priced.min_reduced_cost);
-      const Eigen::VectorXd index = Eigen::VectorXd::LinSpaced(n, 0.0, double(n - 1));
-      const auto candidates = detail::staircase_barrier_columns(br, index, bp.low);
-      for (const auto& c : candidates) append(c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; });
-    }
+  double barrier_mu = 0;          // their least reduced cost, capped at 0
+  // Their Lagrangian bound given an upper bound z on the master optimum (kappa depends on it).
+  const auto barrier_bound_at = [&](double z) {
+    return barrier_duals.size() ? barrier_duals[k] + oracle.column_sum_bound(z) * barrier_mu
+                                : -std::numeric_limits<double>::infinity();
+  };
+  if (!seed_intervals && options.interior_point) {
+    barrier_duals = oracle.master_duals_of_excess(br.duals);
+    barrier_mu = std::min(0.0, oracle(barrier_duals).min_reduced_cost);
+    const Eigen::VectorXd index = Eigen::VectorXd::LinSpaced(n, 0.0, double(n - 1));
+    const auto candidates = detail::staircase_barrier_columns(br, index, detail::staircase_low(eps));
+    for (const auto& c : candidates) append(c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; });
   }
   if (seed_intervals) {
     // Every interval [a, b] of labels at its best output (the columns of RR-on-Bins, Ghazi et
@@ -477,12 +369,16 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   // that is the certificate; otherwise column generation continues from this master (warm).
   optim::ColumnGenerationResult cgr;
   bool certified_by_barrier = false;
-  const bool bound_is_floor = cg.known_lower_bound > barrier_bound;  // then no duals certify it
-  barrier_bound = std::max(barrier_bound, cg.known_lower_bound);
-  if (barrier_bound > -std::numeric_limits<double>::infinity()) {
+  // The constant columns bound the optimum by min_o W'_o / s, the first master by its objective.
+  double barrier_bound = barrier_bound_at(oracle.total_loss().size() ? oracle.total_loss().minCoeff() : 0.0);
+  bool bound_is_floor = false;
+  {
     const optim::SimplexResult first = master.solve();
+    if (first.status == optim::SolveStatus::Optimal) barrier_bound = barrier_bound_at(first.objective);
+    bound_is_floor = cg.known_lower_bound > barrier_bound;  // then no duals certify it
+    barrier_bound = std::max(barrier_bound, cg.known_lower_bound);
     if (first.status == optim::SolveStatus::Optimal &&
-        first.objective - barrier_bound <= cg.gap_tolerance * std::abs(first.objective)) {
+        first.objective - barrier_bound <= cg.gap_tolerance * std::abs(first.objective + cg.objective_offset)) {
       certified_by_barrier = true;
       cgr.status = optim::SolveStatus::Optimal;
       cgr.master = first;
@@ -508,14 +404,15 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
       const double z = cgr.master.objective;
       cgr.lower_bound = std::min(barrier_bound, z);
       cgr.bound_duals = bound_is_floor ? Eigen::VectorXd() : barrier_duals;
-      cgr.gap = z != 0 ? (z - cgr.lower_bound) / std::abs(z) : 0.0;
-      if (cgr.status != optim::SolveStatus::Optimal && z - cgr.lower_bound <= cg.gap_tolerance * std::abs(z))
+      const double full = std::abs(z + cg.objective_offset);
+      cgr.gap = full != 0 ? (z - cgr.lower_bound) / full : 0.0;
+      if (cgr.status != optim::SolveStatus::Optimal && z - cgr.lower_bound <= cg.gap_tolerance * full)
         cgr.status = optim::SolveStatus::Optimal;
     }
   }
   if (certified_by_barrier) {
-    const double z = cgr.master.objective;
-    cgr.gap = z != 0 ? (z - cgr.lower_bound) / std::abs(z) : 0.0;
+    const double z = cgr.master.objective, full = std::abs(z + cg.objective_offset);
+    cgr.gap = full != 0 ? (z - cgr.lower_bound) / full : 0.0;
   }
 
   OptimalLPResult<Scalar> result;
@@ -528,7 +425,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   result.rounds = cgr.rounds;
   result.columns = master.num_columns() - 1;
   result.iterations = cgr.iterations;
-  result.dual_bound = oracle.cost_scale() * cgr.lower_bound;
+  result.dual_bound = oracle.nonprivate_loss() + oracle.cost_scale() * cgr.lower_bound;
   result.gap = cgr.gap;
   if (cgr.bound_duals.size()) result.duals = oracle.label_duals(cgr.bound_duals);
   const Eigen::VectorXd& x = cgr.master.x;

@@ -66,14 +66,21 @@ struct ColumnGenerationOptions {
   /// the optimum) with the first master's solution and its bound.
   double time_limit = std::numeric_limits<double>::infinity();
   /// Default 1e-9 (relative, finite, >= 0). Stop with SolveStatus::Optimal when the best
-  /// Lagrangian bound L satisfies \f$z - L \le \text{gap\_tolerance} \cdot |z|\f$, z the master
-  /// objective.
+  /// Lagrangian bound L satisfies \f$z - L \le \text{gap\_tolerance} \cdot |z + c_0|\f$, z the
+  /// master objective, \f$c_0\f$ = objective_offset.
   double gap_tolerance = 1e-9;
   /// Default -infinity = none (not NaN). A lower bound on the LP optimum known from elsewhere
   /// (e.g. a relaxation without the hard constraints): it starts the best bound L, so the solve
   /// stops Optimal as soon as the master meets it within the gap tolerance (and the bound it
   /// reports is never below it). Dual bounds above it replace it as usual.
   double known_lower_bound = -std::numeric_limits<double>::infinity();
+  /// Default 0 (finite). A constant \f$c_0\f$ the caller took out of the objective: the LP it
+  /// means to solve has objective \f$c^T x + c_0\f$ (e.g. a cost shift by a part every feasible
+  /// solution pays, like the non-private loss of the optimal-mechanism LP). Relative gaps are
+  /// measured on that objective, \f$(z - L) / |z + c_0|\f$, so a master whose own objective is
+  /// a small remainder is not held to a tolerance relative to the remainder. Bounds, objectives
+  /// and duals stay those of the master (without \f$c_0\f$).
+  double objective_offset = 0;
   /// Default +infinity = unknown (> 0, may be +infinity). \f$\kappa\f$: an upper bound on
   /// \f$\sum_j x_j\f$ over the oracle-priced variables of some optimal solution of the full LP,
   /// so that \f$b^T y + \kappa \min(0, \min_j \bar c_j)\f$ is a valid lower bound (Lagrangian
@@ -86,6 +93,15 @@ struct ColumnGenerationOptions {
   /// far below e^eps at large eps, where kappa multiplies the roundoff in the minimum reduced
   /// cost. Unknown: a bound then exists only where no reduced cost is negative.
   double column_sum_bound = std::numeric_limits<double>::infinity();
+  /// Default 0 = none (finite, >= 0). \f$\lambda\f$: a lower bound on the cost of every
+  /// oracle-priced column (\f$c_j \ge \lambda\f$), when the master's other columns cost >= 0.
+  /// Then every optimal solution has \f$\lambda \sum_j x_j \le \text{opt} \le z\f$ (z the
+  /// master objective, an upper bound on the optimum), so \f$\min(\kappa, z / \lambda)\f$
+  /// replaces column_sum_bound in the Lagrangian bound once a master is solved. It matters where
+  /// the optimal solution's weights are far below kappa: the optimal-mechanism LP at large eps,
+  /// whose optimum is a few \f$e^{-\varepsilon}\f$ while kappa is \f$e^\varepsilon\f$, so that
+  /// kappa times the roundoff in the least reduced cost would exceed the gap.
+  double min_column_cost = 0;
   /// Default 0 = plain column generation (in [0, 1)). Wentges dual smoothing weight
   /// \f$\alpha\f$: pricing is done at \f$\alpha\, y_{center} + (1 - \alpha)\, y_{master}\f$,
   /// \f$y_{center}\f$ the duals with the best Lagrangian bound so far (Wentges 1997; Pessoa et
@@ -123,9 +139,13 @@ struct ColumnGenerationOptions {
     validate_finite_nonnegative(name("gap_tolerance"), gap_tolerance);
     if (std::isnan(known_lower_bound) || known_lower_bound == std::numeric_limits<double>::infinity())
       labeldp::detail::fail_parameter(name("known_lower_bound"), "must be a number below +infinity", known_lower_bound);
+    if (!std::isfinite(objective_offset))
+      labeldp::detail::fail_parameter(name("objective_offset"), "must be finite", objective_offset);
     if (std::isnan(column_sum_bound) || !(column_sum_bound > 0))
       labeldp::detail::fail_parameter(name("column_sum_bound"), "must be positive (infinity = unknown)",
                                       column_sum_bound);
+    if (!(std::isfinite(min_column_cost) && min_column_cost >= 0))
+      labeldp::detail::fail_parameter(name("min_column_cost"), "must be finite and non-negative", min_column_cost);
     if (!(dual_smoothing >= 0 && dual_smoothing < 1))
       labeldp::detail::fail_parameter(name("dual_smoothing"), "must be in [0, 1)", dual_smoothing);
     validate_count_limit(name("max_columns_per_round"), max_columns_per_round);
@@ -149,9 +169,9 @@ struct ColumnGenerationResult {
   /// ColumnGenerationOptions::column_sum_bound), capped at master.objective; -infinity when
   /// none was obtained.
   double lower_bound = -std::numeric_limits<double>::infinity();
-  /// Relative gap (master.objective - lower_bound) / |master.objective| (0 when the bound
-  /// meets the objective; +infinity without a bound or when the objective is 0 and the bound
-  /// below it).
+  /// Relative gap (master.objective - lower_bound) / |master.objective + objective_offset| (0
+  /// when the bound meets the objective; +infinity without a bound or when that denominator is 0
+  /// and the bound below the objective).
   double gap = std::numeric_limits<double>::infinity();
   /// The duals at which `lower_bound` was obtained (empty when none).
   Eigen::VectorXd bound_duals;
@@ -252,7 +272,7 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
   const Index m = master.num_rows();
   const Eigen::VectorXd b = master.problem().b;
   const std::vector<RowType> row_types = master.problem().row_types;
-  const double kappa = options.column_sum_bound;
+  double kappa = options.column_sum_bound;
   // The simplex's entering threshold (phase 2): a column enters only below -tol.
   double cost_scale = std::max(1.0, master.problem().c.size() ? master.problem().c.cwiseAbs().maxCoeff() : 0.0);
   const auto entering_tolerance = [&] { return master.options().dual_feasibility_tolerance * cost_scale; };
@@ -285,7 +305,7 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
       else if (diff <= 0)
         result.gap = 0;
       else
-        result.gap = z != 0 ? diff / std::abs(z) : inf;
+        result.gap = z + options.objective_offset != 0 ? diff / std::abs(z + options.objective_offset) : inf;
     }
     master.set_time_limit(master_time_limit);
     result.seconds = elapsed();
@@ -318,6 +338,8 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
     result.master = std::move(solve);
     have_master = true;
     const Eigen::VectorXd y_master = project(result.master.duals);
+    if (options.min_column_cost > 0 && result.master.objective >= 0)
+      kappa = std::min(kappa, result.master.objective / options.min_column_cost);
     const double tol = entering_tolerance();
 
     // The warm start's duals are priced first (alpha = 1 at them), once.
@@ -368,7 +390,8 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
     }
 
     const double z = result.master.objective;
-    if (exact_at_master || (best_bound > -inf && z - best_bound <= options.gap_tolerance * std::abs(z)))
+    if (exact_at_master ||
+        (best_bound > -inf && z - best_bound <= options.gap_tolerance * std::abs(z + options.objective_offset)))
       return finish(SolveStatus::Optimal);
     std::vector<Index> picked;
     for (Index j = 0; j < rc_master.size(); ++j)
