@@ -105,6 +105,33 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   }
   std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, scaled[lo_index], lo_index);
   for (auto& c : detail::one_sided_columns(k, scaled[hi_index], hi_index)) initial.push_back(std::move(c));
+  // The other known feasible start: dbRR moved onto the grid (detail::debiased_rr_crash()),
+  // near the optimum at large eps where the two-point mechanism is far from it (weeks-like
+  // k = 52, grid 416, eps 12: 309 column-generation rounds from the two-point start, 10 from
+  // dbRR). Whichever of the two has the smaller loss is the master's crash basis.
+  detail::StaircaseCrash crash;
+  if (bracketed && k > 1 && n > 1 && !P.bounded()) {
+    std::vector<Index> split_at;
+    std::vector<double> upper_share;
+    detail::StaircaseCrash dbrr = detail::debiased_rr_crash(P, scaled, split_at, upper_share);
+    const double lo = scaled[lo_index], hi = scaled[hi_index], e_eps = std::exp(eps), z = e_eps + double(k) - 1;
+    double two_point_loss = 0, dbrr_loss = 0;
+    for (Index y = 0; y < k; ++y) {
+      const double t = (P.labels[y] - lo) / (hi - lo);
+      two_point_loss += (1 - t) * weighted(y, lo_index) + t * weighted(y, hi_index);
+      double row = 0;
+      for (Index j = 0; j < k; ++j) {
+        const std::size_t js = std::size_t(j);
+        const double u = upper_share[js];
+        row += (j == y ? e_eps : 1.0) * ((1 - u) * weighted(y, split_at[js]) + u * weighted(y, split_at[js] + 1));
+      }
+      dbrr_loss += row / z;
+    }
+    if (dbrr_loss < two_point_loss) {
+      for (const auto& c : dbrr.columns) initial.push_back(c);
+      crash = std::move(dbrr);
+    }
+  }
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd { return loss_values.col(col.grid_index); };
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
     return detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
@@ -143,7 +170,8 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
               std::pow(std::min(m_rows, n_out), 3) / 3);
   const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / (8 * std::pow(m_rows, 3)))));
   if (!bracketed || k == 1 || options.max_rounds <= budget) {
-    detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty);
+    detail::StaircaseMaster S =
+        detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty, {}, crash);
     UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);
     detail::attach_certificate(result, master_bound(S) * cost_unit, options.gap_tolerance);
     return result;
@@ -158,7 +186,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     // tailing-off solve only delay the barrier (weeks, grid 416, eps 2: 124 rounds = 0.1 s).
     UnbiasedOptions first = options;
     first.max_rounds = std::max<Index>(budget, 12);
-    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty);
+    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty, {}, crash);
     // The user's time limit ends the solve here with the best feasible master and its gap.
     if (S.status == optim::SolveStatus::Optimal || S.status == optim::SolveStatus::TimeLimit) {
       UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -92,6 +93,14 @@ struct StaircaseMaster {
   bool feasible = false;
 };
 
+/// A crash basis for solve_staircase_master(): the master's m columns in basis order and, when
+/// known in closed form, the basis inverse (empty: the simplex factorizes it). The simplex checks
+/// both (RevisedSimplex::set_basis()), so a wrong one costs time, never correctness.
+struct StaircaseCrash {
+  std::vector<StaircaseColumn> columns;  ///< m columns, basis position i = columns[i]
+  Eigen::MatrixXd inverse;               ///< m x m inverse of that basis, or empty
+};
+
 /// Inverse of the k x k prefix staircase matrix \f$S(i, \ell) = 1\f$ if \f$i < \ell\f$, else
 /// `low` (\f$\ell = 0..k-1\f$: column \f$\ell\f$ is the pattern of the first \f$\ell\f$
 /// labels), in closed form, O(k^2). Consecutive columns differ by \f$(1 - low) e_{\ell-1}\f$,
@@ -112,6 +121,61 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
   return inv;
 }
 
+/// The eps-debiased randomized response (dbRR; Badanidiyuru et al. 2023, Def. 23) moved onto a
+/// grid, as a crash basis of the unbiased master: dbRR sends y to \f$\Phi(y_j)\f$ with
+/// probability \f$e^\varepsilon / Z\f$ if j = y, else 1 / Z (\f$Z = e^\varepsilon + k - 1\f$); its column
+/// at \f$\Phi(y_j)\f$ is the staircase column of the singleton pattern {j}. Splitting that mass
+/// between the two grid points around \f$\Phi(y_j)\f$ in the proportions that keep its mean
+/// (both parts are multiples of the same column, so eps-DP holds) gives a feasible mechanism on
+/// the grid with 2k columns: singleton j at \f$g_{a_j}\f$ (positions 0..k-1) and at
+/// \f$g_{a_j + 1}\f$ (k..2k-1). The basis is \f$\mathrm{diag}(S, S) [I, I; G_a, G_b]\f$ with
+/// \f$S = \ell J + (1 - \ell) I\f$, so its inverse is closed form:
+/// \f$[G_b D^{-1}, -D^{-1}; -G_a D^{-1}, D^{-1}] \mathrm{diag}(S^{-1}, S^{-1})\f$ with
+/// \f$D = G_b - G_a\f$ and \f$S^{-1} = (I - c J) / (1 - \ell)\f$, \f$c = \ell / (1 - \ell + k \ell)\f$.
+/// At large eps dbRR is close to the optimum (each label stays near itself), where Proposition
+/// 7's two-point start is far from it and column generation needs hundreds of rounds to get
+/// there. `outputs`: the scaled grid, ascending, at least 2 points. `split_at[j]` receives
+/// \f$a_j\f$ and `upper_share[j]` the share of the mass at \f$g_{a_j + 1}\f$.
+inline StaircaseCrash debiased_rr_crash(const UnbiasedProblem& P, const Eigen::VectorXd& outputs,
+                                        std::vector<Index>& split_at, std::vector<double>& upper_share) {
+  const Index k = P.num_labels(), n = outputs.size();
+  StaircaseCrash crash;
+  const double w = std::expm1(P.eps), sum = P.labels.sum();
+  split_at.assign(std::size_t(k), 0);
+  upper_share.assign(std::size_t(k), 0.0);
+  Eigen::VectorXd ga(k), gb(k);
+  std::vector<StaircaseColumn> upper;
+  for (Index j = 0; j < k; ++j) {
+    const double phi = P.labels[j] + (double(k) * P.labels[j] - sum) / w;  // debiased_rr_outputs(), scaled
+    const Index a = std::clamp<Index>(
+        Index(std::upper_bound(outputs.data(), outputs.data() + n, phi) - outputs.data()) - 1, 0, n - 2);
+    split_at[std::size_t(j)] = a;
+    ga[j] = outputs[a];
+    gb[j] = outputs[a + 1];
+    upper_share[std::size_t(j)] = std::clamp((phi - ga[j]) / (gb[j] - ga[j]), 0.0, 1.0);
+    StaircaseColumn col;
+    col.pattern.assign(std::size_t(k), 0);
+    col.pattern[std::size_t(j)] = 1;
+    col.output = ga[j];
+    col.grid_index = a;
+    crash.columns.push_back(col);
+    col.output = gb[j];
+    col.grid_index = a + 1;
+    upper.push_back(std::move(col));
+  }
+  for (auto& col : upper) crash.columns.push_back(std::move(col));
+  const double low = P.low, c = low / (1 - low + double(k) * low);
+  Eigen::MatrixXd s_inv = Eigen::MatrixXd::Constant(k, k, -c / (1 - low));
+  s_inv.diagonal().array() += 1 / (1 - low);
+  const Eigen::VectorXd d_inv = (gb - ga).cwiseInverse();
+  crash.inverse.resize(2 * k, 2 * k);
+  crash.inverse.topLeftCorner(k, k) = gb.cwiseProduct(d_inv).asDiagonal() * s_inv;
+  crash.inverse.topRightCorner(k, k) = -(d_inv.asDiagonal() * s_inv);
+  crash.inverse.bottomLeftCorner(k, k) = -(ga.cwiseProduct(d_inv).asDiagonal() * s_inv);
+  crash.inverse.bottomRightCorner(k, k) = d_inv.asDiagonal() * s_inv;
+  return crash;
+}
+
 /// Column generation on the staircase master, on the library's engine
 /// (optim::solve_by_column_generation(), \f$\kappa = k / (1 + (k - 1) \ell)\f$, derived below): `loss_of(column)` gives
 /// the per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the columns of reduced
@@ -128,10 +192,13 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
 /// `warm_duals` (master rows, or empty): near-optimal duals of the full LP (an interior point's,
 /// master_duals()); priced first, they start the certificate and the smoothing center
 /// (optim::ColumnGenerationOptions::warm_duals).
+/// `crash`: a caller's crash basis (StaircaseCrash), tried before Proposition 7's; its columns
+/// must be among `initial`. Ignored (Proposition 7's basis, or phase 1, instead) when a column
+/// is missing or the simplex rejects the basis.
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
                                        Price&& price, const UnbiasedOptions& options, double penalty = 0,
-                                       const Eigen::VectorXd& warm_duals = {}) {
+                                       const Eigen::VectorXd& warm_duals = {}, const StaircaseCrash& crash = {}) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
@@ -227,7 +294,23 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     // phase 2 there skips phase 1's >= 2k pivots; if the weights are negative (not bracketed)
     // the simplex rejects the basis and runs phase 1 as before.
     const Index k = P.num_labels();
-    if (!P.bounded() && !S.columns.empty()) {
+    bool crashed = false;
+    if (Index(crash.columns.size()) == m) {
+      std::map<std::pair<double, std::vector<std::uint8_t>>, Index> where;
+      for (std::size_t j = 0; j < S.columns.size(); ++j)
+        where.emplace(std::make_pair(S.columns[j].output, S.columns[j].pattern), artificial + Index(j));
+      std::vector<Index> basis;
+      for (const auto& col : crash.columns) {
+        const auto it = where.find({col.output, col.pattern});
+        if (it == where.end()) break;
+        basis.push_back(it->second);
+      }
+      std::vector<Index> sorted = basis;
+      std::sort(sorted.begin(), sorted.end());
+      if (Index(basis.size()) == m && std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end())
+        crashed = master.set_basis(basis, crash.inverse);
+    }
+    if (!crashed && !P.bounded() && !S.columns.empty()) {
       double lo = S.columns.front().output, hi = lo;
       for (const auto& col : S.columns) {
         lo = std::min(lo, col.output);
