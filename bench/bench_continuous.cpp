@@ -36,16 +36,7 @@ FinitePrior<> near_uniform_prior(int k, unsigned seed, int zero_period) {
   return FinitePrior<>::from_weights(v, w);
 }
 
-// Smooth heavy-tailed (lognormal-like) on labels 0..k-1.
-FinitePrior<> lognormal_prior(int k) {
-  std::vector<double> v, w;
-  for (int i = 0; i < k; ++i) {
-    const double t = std::log(i + 1.0);
-    v.push_back(i);
-    w.push_back(std::exp(-(t - 3) * (t - 3) / 2) / (i + 1.0));
-  }
-  return FinitePrior<>::from_weights(v, w);
-}
+using labeldp::bench::lognormal_prior;
 
 FinitePrior<> prior_of(int which) {
   switch (which) {

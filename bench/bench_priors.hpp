@@ -2,6 +2,7 @@
 // Python timing scripts, which repeat the formulas, measure the same instances).
 #pragma once
 
+#include <cmath>
 #include <labeldp/core/prior.hpp>
 #include <vector>
 
@@ -20,6 +21,18 @@ inline FinitePrior<> weeks_prior() {
     if (y == 40) p += 3;
     if (y == 26) p += 2;
     w.push_back(p);
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+/// Smooth heavy-tailed (lognormal-like) prior on labels 0..k-1: weight
+/// exp(-(ln(y + 1) - 3)^2 / 2) / (y + 1) (bench/highs_solvers.py repeats it).
+inline FinitePrior<> lognormal_prior(int k) {
+  std::vector<double> v, w;
+  for (int y = 0; y < k; ++y) {
+    const double t = std::log(y + 1.0) - 3.0;
+    v.push_back(y);
+    w.push_back(std::exp(-t * t / 2) / (y + 1.0));
   }
   return FinitePrior<>::from_weights(v, w);
 }

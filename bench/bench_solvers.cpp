@@ -62,16 +62,7 @@ FinitePrior<> uniform_prior(int k, bool zeros) {
   return FinitePrior<>::from_weights(v, w);
 }
 
-FinitePrior<> lognormal_prior(int k) {
-  std::vector<double> v, w;
-  for (int y = 0; y < k; ++y) {
-    const double t = std::log(y + 1.0) - 3.0;
-    v.push_back(y);
-    w.push_back(std::exp(-t * t / 2) / (y + 1.0));
-  }
-  return FinitePrior<>::from_weights(v, w);
-}
-
+using labeldp::bench::lognormal_prior;
 using labeldp::bench::weeks_prior;
 
 FinitePrior<> prior_named(const std::string& name) {
