@@ -65,9 +65,15 @@ class StaircaseOracle {
   }
 
   /// Sets the cost unit s (> 0 and finite; otherwise ignored), e.g. to an interior point's
-  /// estimate of the optimum once known. Columns built before keep their old costs.
+  /// estimate of the optimum once known. Columns built before keep their old costs. s is raised
+  /// to at least \f$r \max(1, \max w') 10^{-300}\f$ so that the scaled costs \f$(r / s) w'\f$ stay
+  /// finite: with C = 0 the optimum is about \f$e^{-\varepsilon}\f$, and \f$r / s\f$ would
+  /// overflow from eps ~ 350 (NaN costs at eps 600 - 700).
   void set_cost_scale(double scale) {
     if (!(scale > 0 && std::isfinite(scale))) return;
+    const double max_excess = m_excess.size() ? m_excess.maxCoeff() : 0.0;
+    scale = std::max(scale, m_r * std::max(1.0, max_excess) * 1e-300);
+    if (!std::isfinite(scale)) return;
     m_cost_scale = scale;
     m_total = m_excess_total / m_cost_scale;
     m_scaled = (m_r / m_cost_scale) * m_excess;
