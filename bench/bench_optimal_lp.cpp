@@ -9,28 +9,57 @@
 // and are registered only up to LABELDP_BENCH_GLPK_MAX_OUTPUTS outputs (default 52); set it to
 // 416 or 1664 to include the larger sizes. HiGHS: bench/highs_optimal_lp.py (run by hand).
 //
-// Prior shapes (BM_Shape, one iteration each, squared loss, time limit 120 s): near-uniform
-// (k = 214, diabetes-like) over 428 and lognormal (k = 401) over 802 evenly spaced outputs at
-// eps 0.05, 0.5, 1, 4, 12, and the spiky weeks-like prior (k = 52) over 52 outputs at eps 1. The
-// same priors, from the same formulas, are timed under HiGHS by
-// `python3 bench/highs_optimal_lp.py --shapes`. Counters: certified (1 when Optimal), gap,
-// expected_loss, rounds, pivots.
+// The table (`bench_optimal_lp --table`, issue 11): every prior shape x eps {0.05, 1, 4, 8, 12,
+// 20}, squared loss, each case solved in the same run by labeldp (the whole optimal_mechanism_lp()
+// call), COIN-OR CLP (ClpSimplex::dual() on compact_mechanism_lp(), the explicit compact LP;
+// loading and solving timed, building the sparse matrix not) and HiGHS
+// (bench/highs_optimal_lp.py --case, run by /usr/bin/python3 once per case on a file this program
+// writes: scipy.optimize.linprog(method="highs") on the same compact LP, timing only the call into
+// HiGHS). Each solver's time is the least over repeats (repeated while their total is under 0.5 s,
+// at most 5). Shapes (|O| evenly spaced outputs between the smallest and largest value):
+//   weeks52       bench_priors.hpp's weeks-like prior, k = 52, |O| = 52 (spiky)
+//   uniform214    bench_solvers' near-uniform diabetes-like prior, k = 214, |O| = 107
+//   uniform214z   the same with weight 0 at every i = 3 mod 7 (zero-probability labels)
+//   lognormal401  bench_priors.hpp's lognormal prior, k = 401, |O| = 101
+//   random300x10  the 300-value prior of tests/mechanisms/test_optimal_lp.cpp (mt19937_64 seed
+//                 4242, after its k = 40 draw), |O| = 10
+// Rows are printed worst speedup first: speedup = min(HiGHS s, CLP s) / labeldp s (>= 1: labeldp
+// faster than both). `--table=<substring>` runs the cases whose name contains it;
+// `--time-limit=<s>` (default 120) limits each solver per solve. CLP is included when
+// <ClpSimplex.hpp> is on the include path (bench/CMakeLists.txt links CLP to this program);
+// otherwise its column is empty. LABELDP_PYTHON overrides /usr/bin/python3.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "bench_priors.hpp"
 #include "labeldp/core/audit.hpp"
 #include "labeldp/mechanisms/optimal_lp.hpp"
 #include "oracles/glpk_oracle.hpp"
+
+#if __has_include(<ClpSimplex.hpp>)
+#include <ClpSimplex.hpp>
+#define LABELDP_BENCH_HAVE_CLP 1
+#else
+#define LABELDP_BENCH_HAVE_CLP 0
+#endif
 
 namespace {
 
@@ -118,52 +147,233 @@ void BM_GlpkExplicit(benchmark::State& state) {
   state.counters["expected_loss"] = g.objective;
 }
 
-// The prior shapes (highs_optimal_lp.py, shape_prior, builds the same ones).
-labeldp::FinitePrior<> shape_prior(const std::string& name) {
-  std::vector<double> v, p;
-  if (name == "near_uniform") {
-    // 214 integer labels from 25 with gaps of 1 or 2, weights uniform in [0.5, 1.5) (seed 1).
-    std::mt19937_64 g(1);
-    std::uniform_real_distribution<double> u(0.5, 1.5);
-    double x = 25;
-    for (int i = 0; i < 214; ++i) {
-      v.push_back(x);
-      x += 1 + (g() % 3 == 0 ? 1 : 0);
-      p.push_back(u(g));
-    }
-  } else if (name == "lognormal") {
-    // Labels 0..400, weight exp(-(log(y + 1) - 3)^2 / 2) / (y + 1).
-    for (int i = 0; i < 401; ++i) {
-      const double y = i, t = std::log(y + 1);
-      v.push_back(y);
-      p.push_back(std::exp(-(t - 3) * (t - 3) / 2) / (y + 1));
-    }
-  } else {
-    // weeks: labels 1..52, weight 30 at 52, 5 at 26, 2 at multiples of 4, else 0.5.
-    for (int i = 1; i <= 52; ++i) {
-      v.push_back(i);
-      p.push_back(i == 52 ? 30.0 : (i == 26 ? 5.0 : (i % 4 == 0 ? 2.0 : 0.5)));
-    }
+// The near-uniform (diabetes-like) prior of bench_solvers.cpp (the same formula): k = 214
+// integer labels 25 + floor(321 i / 213), weights 0.5 + x_{i+1} / 2^32 from the LCG
+// x_{i+1} = (1664525 x_i + 1013904223) mod 2^32, x_0 = 2023; `zeros`: weight 0 at i = 3 mod 7.
+labeldp::FinitePrior<> uniform_prior(int k, bool zeros) {
+  std::vector<double> v, w;
+  std::uint64_t x = 2023;
+  for (int i = 0; i < k; ++i) {
+    x = (1664525u * x + 1013904223u) % 4294967296u;
+    v.push_back(25.0 + double((std::int64_t(i) * 321) / (k - 1)));
+    w.push_back(zeros && i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
   }
-  return labeldp::FinitePrior<>::from_weights(v, p);
+  return labeldp::FinitePrior<>::from_weights(v, w);
 }
 
-void BM_Shape(benchmark::State& state, const std::string& name, double eps, Index n) {
-  const auto prior = shape_prior(name);
-  const Eigen::VectorXd outputs = Eigen::VectorXd::LinSpaced(n, prior.value(0), prior.value(prior.size() - 1));
+// tests/mechanisms/test_optimal_lp.cpp's random_prior (values from -5 + 4u, gaps 0.2 + 3u, about
+// 15% of the labels of probability 0), the same draws.
+labeldp::FinitePrior<> random_prior(std::mt19937_64& rng, Index k) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> values, weights;
+  double v = -5 + 4 * u(rng);
+  for (Index i = 0; i < k; ++i) {
+    values.push_back(v);
+    v += 0.2 + 3 * u(rng);
+    weights.push_back(u(rng) < 0.15 ? 0.0 : u(rng));
+  }
+  weights[0] += 0.1;
+  return labeldp::FinitePrior<>::from_weights(values, weights);
+}
+
+// One case of the table: a prior shape, its output count, eps.
+struct TableCase {
+  std::string prior;
+  Index outputs;
+  double eps;
+  std::string name() const {
+    std::ostringstream s;
+    s << prior << "/n" << outputs << "/eps" << eps;
+    return s.str();
+  }
+};
+
+labeldp::FinitePrior<> table_prior(const std::string& name) {
+  if (name == "uniform214") return uniform_prior(214, false);
+  if (name == "uniform214z") return uniform_prior(214, true);
+  if (name == "lognormal401") return labeldp::bench::lognormal_prior(401);
+  if (name == "random300x10") {
+    std::mt19937_64 rng(4242);
+    (void)random_prior(rng, 40);  // the test's k = 40 draw comes first
+    return random_prior(rng, 300);
+  }
+  return labeldp::bench::weeks_prior();
+}
+
+std::vector<TableCase> table_cases() {
+  std::vector<TableCase> cases;
+  const std::vector<std::pair<std::string, Index>> shapes = {
+      {"weeks52", 52}, {"uniform214", 107}, {"uniform214z", 107}, {"lognormal401", 101}, {"random300x10", 10}};
+  for (const auto& [prior, n] : shapes)
+    for (double eps : {0.05, 1.0, 4.0, 8.0, 12.0, 20.0}) cases.push_back({prior, n, eps});
+  return cases;
+}
+
+Eigen::VectorXd table_outputs(const labeldp::FinitePrior<>& prior, Index n) {
+  return Eigen::VectorXd::LinSpaced(n, prior.value(0), prior.value(prior.size() - 1));
+}
+
+// labeldp on one case, Google Benchmark style (the table times it itself).
+void BM_Shape(benchmark::State& state, const TableCase& c) {
+  const auto prior = table_prior(c.prior);
+  const Eigen::VectorXd outputs = table_outputs(prior, c.outputs);
   labeldp::OptimalLPOptions opt;
   opt.column_generation.time_limit = 120;
   labeldp::OptimalLPResult<double> r;
   for (auto _ : state) {
-    r = labeldp::optimal_mechanism_lp(prior, eps, outputs, opt, labeldp::SquaredLoss<>{});
+    r = labeldp::optimal_mechanism_lp(prior, c.eps, outputs, opt, labeldp::SquaredLoss<>{});
     benchmark::DoNotOptimize(r.expected_loss);
   }
   state.counters["certified"] = r.status == labeldp::optim::SolveStatus::Optimal ? 1.0 : 0.0;
-  state.counters["gap"] = r.gap;
+  state.counters["gap"] = r.certified_gap();
   state.counters["expected_loss"] = r.expected_loss;
-  state.counters["dual_bound"] = r.dual_bound;
   state.counters["rounds"] = double(r.rounds);
   state.counters["pivots"] = double(r.iterations);
+}
+
+// The least time of `solve` over repeats, repeated while their total is under 0.5 s (at most 5).
+template <typename Solve>
+double least_time(const Solve& solve) {
+  double best = std::numeric_limits<double>::infinity(), total = 0;
+  for (int rep = 0; rep < 5 && total < 0.5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool go_on = solve();
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, t);
+    total += t;
+    if (!go_on) break;
+  }
+  return best;
+}
+
+struct ExternalRun {
+  double seconds = std::numeric_limits<double>::quiet_NaN();
+  std::string status = "-";
+  double objective = std::numeric_limits<double>::quiet_NaN();
+};
+
+#if LABELDP_BENCH_HAVE_CLP
+// CLP's dual simplex on the prebuilt LP (x >= 0), with a time limit; loading and solving timed.
+ExternalRun run_clp(const labeldp::test::SparseLinearProgram& lp, double limit) {
+  Eigen::SparseMatrix<double, Eigen::ColMajor> A = lp.A;
+  A.makeCompressed();
+  const int m = int(A.rows()), n = int(A.cols());
+  const double inf = std::numeric_limits<double>::max();
+  std::vector<double> lo(std::size_t(m), -inf), hi(std::size_t(m), inf);
+  for (int i = 0; i < m; ++i) {
+    const auto t = lp.row_types[std::size_t(i)];
+    if (t != labeldp::optim::RowType::LessEqual) lo[std::size_t(i)] = lp.b[i];
+    if (t != labeldp::optim::RowType::GreaterEqual) hi[std::size_t(i)] = lp.b[i];
+  }
+  std::vector<CoinBigIndex> start(std::size_t(n) + 1);
+  for (int j = 0; j <= n; ++j) start[std::size_t(j)] = CoinBigIndex(A.outerIndexPtr()[j]);
+  const std::vector<double> col_lo(std::size_t(n), 0.0), col_hi(std::size_t(n), inf);
+  ExternalRun out;
+  out.seconds = least_time([&] {
+    ClpSimplex model;
+    model.setLogLevel(0);
+    model.setMaximumSeconds(limit);
+    model.loadProblem(n, m, start.data(), A.innerIndexPtr(), A.valuePtr(), col_lo.data(), col_hi.data(), lp.c.data(),
+                      lo.data(), hi.data());
+    model.dual();
+    const int st = model.status();
+    out.status = st == 0 ? "optimal" : st == 3 ? "limit" : "status-" + std::to_string(st);
+    out.objective = model.objectiveValue();
+    return st == 0;
+  });
+  return out;
+}
+#endif
+
+// HiGHS through bench/highs_optimal_lp.py --case on a file with the case's data.
+ExternalRun run_highs(const labeldp::FinitePrior<>& prior, double eps, const Eigen::VectorXd& outputs, double limit) {
+  std::string dir(__FILE__);
+  dir = dir.substr(0, dir.rfind('/'));
+  const char* py = std::getenv("LABELDP_PYTHON");
+  const std::string file = "/tmp/labeldp_bench_optimal_lp_case_" + std::to_string(::getpid()) + ".txt";
+  {
+    std::ofstream f(file);
+    f << std::setprecision(17) << eps << "\n";
+    for (Index y = 0; y < prior.size(); ++y) f << prior.value(y) << (y + 1 < prior.size() ? ' ' : '\n');
+    for (Index y = 0; y < prior.size(); ++y) f << prior.probability(y) << (y + 1 < prior.size() ? ' ' : '\n');
+    for (Index j = 0; j < outputs.size(); ++j) f << outputs[j] << (j + 1 < outputs.size() ? ' ' : '\n');
+  }
+  const std::string cmd = std::string(py ? py : "/usr/bin/python3") + " '" + dir + "/highs_optimal_lp.py' --case '" +
+                          file + "' " + std::to_string(limit);
+  ExternalRun out;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char buf[256];
+    std::string text;
+    while (std::fgets(buf, sizeof buf, p)) text += buf;
+    ::pclose(p);
+    std::istringstream in(text);
+    int status = -1;
+    if (in >> out.seconds >> status >> out.objective)
+      out.status = status == 0 ? "optimal" : status == 1 ? "limit" : "status-" + std::to_string(status);
+  }
+  std::remove(file.c_str());
+  return out;
+}
+
+int run_table(const std::string& filter, double limit) {
+  struct Row {
+    std::string name, status;
+    double labeldp, highs, clp, gap, loss, highs_obj, clp_obj;
+    std::string highs_status, clp_status;
+  };
+  std::vector<Row> rows;
+  std::cout << "case | labeldp s | HiGHS s | CLP s | speedup vs min(HiGHS, CLP) | status | certified gap | "
+               "|loss - HiGHS| / loss | |loss - CLP| / loss\n"
+            << std::flush;
+  for (const TableCase& c : table_cases()) {
+    if (c.name().find(filter) == std::string::npos) continue;
+    const auto prior = table_prior(c.prior);
+    const Eigen::VectorXd outputs = table_outputs(prior, c.outputs);
+    labeldp::OptimalLPOptions opt;
+    opt.column_generation.time_limit = limit;
+    labeldp::OptimalLPResult<double> r;
+    Row row;
+    row.name = c.name();
+    row.labeldp = least_time([&] {
+      r = labeldp::optimal_mechanism_lp(prior, c.eps, outputs, opt, labeldp::SquaredLoss<>{});
+      return r.status == labeldp::optim::SolveStatus::Optimal;
+    });
+    row.status = labeldp::optim::to_string(r.status);
+    row.gap = r.certified_gap();
+    row.loss = r.expected_loss;
+    const ExternalRun h = run_highs(prior, c.eps, outputs, limit);
+    row.highs = h.seconds;
+    row.highs_status = h.status;
+    row.highs_obj = h.objective;
+    ExternalRun clp;
+#if LABELDP_BENCH_HAVE_CLP
+    clp = run_clp(labeldp::test::compact_mechanism_lp(prior.values(), prior.probabilities(), c.eps, outputs,
+                                                      labeldp::SquaredLoss<>{}),
+                  limit);
+#endif
+    row.clp = clp.seconds;
+    row.clp_status = clp.status;
+    row.clp_obj = clp.objective;
+    rows.push_back(row);
+    const double ref = std::fmin(row.highs, row.clp);  // fmin ignores a NaN (solver absent)
+    std::cout << row.name << " | " << row.labeldp << " | " << row.highs << " (" << row.highs_status << ") | " << row.clp
+              << " (" << row.clp_status << ") | " << ref / row.labeldp << " | " << row.status << " | " << row.gap
+              << " | " << std::abs(row.loss - row.highs_obj) / std::abs(row.loss) << " | "
+              << std::abs(row.loss - row.clp_obj) / std::abs(row.loss) << "\n"
+              << std::flush;
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::fmin(a.highs, a.clp) / a.labeldp < std::fmin(b.highs, b.clp) / b.labeldp;
+  });
+  std::cout << "\nWorst speedup first (speedup = min(HiGHS s, CLP s) / labeldp s):\n\n"
+            << "| case | labeldp s | HiGHS s | CLP s | speedup | vs HiGHS | vs CLP | status | gap |\n"
+            << "|---|---|---|---|---|---|---|---|---|\n";
+  for (const Row& row : rows)
+    std::cout << std::setprecision(3) << "| " << row.name << " | " << row.labeldp << " | " << row.highs << " | "
+              << row.clp << " | " << std::fmin(row.highs, row.clp) / row.labeldp << " | " << row.highs / row.labeldp
+              << " | " << row.clp / row.labeldp << " | " << row.status << " | " << std::setprecision(2) << row.gap
+              << " |\n";
+  return 0;
 }
 
 Index glpk_max_outputs() {
@@ -175,6 +385,15 @@ Index glpk_max_outputs() {
 
 int main(int argc, char** argv) {
   using labeldp::Index;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--table" || a.rfind("--table=", 0) == 0) {
+      double limit = 120;
+      for (int j = 1; j < argc; ++j)
+        if (std::string(argv[j]).rfind("--time-limit=", 0) == 0) limit = std::atof(argv[j] + 13);
+      return run_table(a == "--table" ? std::string() : a.substr(8), limit);
+    }
+  }
   // GLPK first, so the column-generation runs can report their difference to its optimum.
   for (Index n : {52, 416, 1664})
     if (n <= glpk_max_outputs())
@@ -186,17 +405,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("labeldp_column_generation/" + std::to_string(n)).c_str(), BM_ColumnGeneration)
         ->Arg(n)
         ->Unit(benchmark::kMillisecond);
-  for (const char* name : {"near_uniform", "lognormal"})
-    for (double eps : {0.05, 0.5, 1.0, 4.0, 12.0}) {
-      const Index n = std::string(name) == "near_uniform" ? 428 : 802;
-      std::ostringstream label;
-      label << "shape/" << name << "/eps:" << eps << "/outputs:" << n;
-      benchmark::RegisterBenchmark(label.str().c_str(), BM_Shape, std::string(name), eps, n)
-          ->Iterations(1)
-          ->Unit(benchmark::kMillisecond);
-    }
-  benchmark::RegisterBenchmark("shape/weeks/eps:1/outputs:52", BM_Shape, std::string("weeks"), 1.0, Index(52))
-      ->Unit(benchmark::kMillisecond);
+  for (const TableCase& c : table_cases())
+    benchmark::RegisterBenchmark(("labeldp:" + c.name()).c_str(), BM_Shape, c)->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
