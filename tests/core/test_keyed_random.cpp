@@ -202,29 +202,47 @@ TEST_CASE("sample_keyed: equals per-record streams whatever the split, order or 
 
 TEST_CASE("sample_keyed: an AnyMechanism on raw labels (randomized rounding + alias draw) equals per-record streams",
           "[keyed]") {
+  // Both raw-label maps (nearest input: one word per record; unbiased rounding: two) go through
+  // FiniteLabelMechanism::sample_words(). Inputs {-1.5e308, 1.5e308} overflow the rounding's gap
+  // (the reference draw, which needs more words than the block gives: the group is redone per
+  // record), one input has a coin of probability 0.
   const labeldp::KeyedRandom keyed(test_key(8));
-  labeldp::Vector<double> grid(11);
+  labeldp::Vector<double> grid(11), huge(2), one(1);
   for (int i = 0; i <= 10; ++i) grid[i] = double(i);
-  const auto any = labeldp::AnyMechanism::from_finite("rr", 1.0, labeldp::randomized_response(grid, 1.0));
+  huge << -1.5e308, 1.5e308;
+  one << 2.0;
   std::mt19937_64 rng(9);
-  std::uniform_real_distribution<double> label(-1.0, 11.0);
-  const std::size_t n = 777;
-  std::vector<double> in(n), out(n);
-  for (auto& y : in) y = label(rng);
-  std::vector<std::uint64_t> contiguous(n), random_ids(n);
-  std::iota(contiguous.begin(), contiguous.end(), std::uint64_t{3});
-  for (auto& id : random_ids) id = rng();
-  for (const auto* ids : {&contiguous, &random_ids}) {
-    labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(*ids), keyed,
-                          std::span<double>(out));
-    CHECK(out == per_record(any, in, *ids, keyed));
+  for (const auto* inputs : {&grid, &huge, &one}) {
+    for (const char* kind : {"rr", "unbiased"}) {
+      const auto any = labeldp::AnyMechanism::from_finite(kind, 1.0, labeldp::randomized_response(*inputs, 1.0));
+      std::uniform_real_distribution<double> label(-1.0, 11.0), unit(-1.0, 1.0);
+      const std::size_t n = 777;
+      std::vector<double> in(n), out(n);
+      for (auto& y : in) y = inputs == &huge ? 1.4e308 * unit(rng) : label(rng);
+      std::vector<std::uint64_t> contiguous(n), random_ids(n);
+      std::iota(contiguous.begin(), contiguous.end(), std::uint64_t{3});
+      for (auto& id : random_ids) id = rng();
+      for (const auto* ids : {&contiguous, &random_ids}) {
+        INFO(kind << ", " << inputs->size() << " inputs, " << (ids == &contiguous ? "contiguous" : "random") << " ids");
+        labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(*ids), keyed,
+                              std::span<double>(out));
+        CHECK(out == per_record(any, in, *ids, keyed));
+      }
+      if (inputs != &grid) continue;
+      // The rounding draws a word: two records with equal labels and ids in one block still
+      // differ somewhere (the outputs are not a function of the label alone).
+      std::vector<double> same(n, 4.5), out_same(n);
+      labeldp::sample_keyed(any, std::span<const double>(same), std::span<const std::uint64_t>(contiguous), keyed,
+                            std::span<double>(out_same));
+      CHECK(std::count(out_same.begin(), out_same.end(), out_same[0]) < std::ptrdiff_t(n));
+      // A non-finite label is refused, naming the rule.
+      in[500] = std::nan("");
+      CHECK_THROWS_WITH(
+          labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(contiguous), keyed,
+                                std::span<double>(out)),
+          Catch::Contains("must be finite"));
+    }
   }
-  // The rounding draws a word: two records with equal labels and ids in one block still differ
-  // somewhere (the outputs are not a function of the label alone).
-  std::vector<double> same(n, 4.5), out_same(n);
-  labeldp::sample_keyed(any, std::span<const double>(same), std::span<const std::uint64_t>(contiguous), keyed,
-                        std::span<double>(out_same));
-  CHECK(std::count(out_same.begin(), out_same.end(), out_same[0]) < std::ptrdiff_t(n));
 }
 
 TEST_CASE("sample_keyed: size mismatches are refused before any draw", "[keyed]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
+#include <cmath>
 #include <vector>
 
 #include "oracles/counting_random.hpp"
@@ -63,6 +64,28 @@ TEST_CASE("URR samples match the exact two-point distribution (chi-square, quick
   for (double v : {0.3, 2.5, 3.999}) {
     INFO("value " << v);
     CHECK(urr_p_value(urr, v, 20000, 7) > 1e-4);
+  }
+}
+
+TEST_CASE("URR between points more than the largest double apart: exact probabilities, unbiased", "[unbiased]") {
+  // The gap 3e308 overflows; the probability of rounding up is computed on halves instead of
+  // failing (it was NaN: "'p' must be a probability"). Oracle: long double, whose range holds
+  // the gap.
+  Vector<> pts(3);
+  pts << -1.5e308, 1.5e308, 1.7e308;
+  const labeldp::UnbiasedRandomizedRounding<> urr(pts);
+  for (double v : {-1.5e308, -1e308, 0.0, 3e307, 1.4e308, 1.6e308}) {
+    INFO("value " << v);
+    const Vector<> p = urr.probabilities(v);
+    const long double lo = v < 1.5e308 ? -1.5e308L : 1.5e308L, hi = v < 1.5e308 ? 1.5e308L : 1.7e308L;
+    const long double up = (static_cast<long double>(v) - lo) / (hi - lo);
+    CHECK(std::abs(static_cast<long double>(p[v < 1.5e308 ? 1 : 2]) - up) <= 1e-15L);
+    // E[rounded] = v, relative to the gap (in long double).
+    const long double mean = lo * (1 - static_cast<long double>(p[v < 1.5e308 ? 1 : 2])) +
+                             hi * static_cast<long double>(p[v < 1.5e308 ? 1 : 2]);
+    CHECK(std::abs(mean - static_cast<long double>(v)) <= 1e-15L * (hi - lo));
+    labeldp::SeededRandom gen(3);
+    CHECK_NOTHROW(urr.sample_index(v, gen));
   }
 }
 

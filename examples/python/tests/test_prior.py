@@ -30,6 +30,34 @@ def test_histogram_counts_match_numpy():
     assert np.array_equal(counts, numpy_counts(labels, 0, 100, 5))
 
 
+def nearest_counts(labels, lo, hi, r):
+    """Clip to [lo, hi], then the nearest of the points lo + i r below hi, and hi itself (the
+    grid's documented points), ties to the larger: an oracle by search on the points."""
+    m = int(np.floor((hi - lo) / r * (1 + 1e-9)))
+    points = [p for p in (lo + i * float(r) for i in range(m + 1)) if p < hi]
+    if hi - points[-1] <= 1e-9 * r:
+        points.pop()
+    points = np.array(points + [hi], dtype=np.float64)
+    y = np.clip(labels, points[0], points[-1])
+    low = np.clip(np.searchsorted(points, y, side="right") - 1, 0, points.size - 2)
+    idx = low + ~((y - points[low]) < (points[low + 1] - y))
+    return np.bincount(idx, minlength=points.size)
+
+
+@pytest.mark.parametrize("lo,hi,r", [(0, 100, 5), (0, 10, 0.3), (-50, 50, 0.001), (0, 5000, 50)])
+def test_histogram_counts_match_a_search_on_the_points(lo, hi, r):
+    # Grids with and without hi as an extra point, and one of 100,001 points (past the bucket
+    # table's 2^16, counted by binary search); runs of equal labels and a length that is not a
+    # multiple of 4 or of the 2^14-label chunks.
+    rng = np.random.default_rng(7)
+    labels = np.concatenate(
+        [rng.uniform(lo - 1, hi + 1, 50001), np.full(1000, (lo + hi) / 2), lo + r * (rng.integers(0, 20, 999) + 0.5)]
+    )
+    counts = labeldp.histogram_counts(labels, lo, hi, r)
+    expected = nearest_counts(labels, lo, hi, r)
+    assert counts.size == expected.size and np.array_equal(counts, expected)
+
+
 def test_split_counts_equal_one_shot_prior():
     rng = np.random.default_rng(2)
     labels = rng.uniform(0, 10, 30000)

@@ -218,9 +218,34 @@ class KeyedRandom {
 
 namespace detail {
 
+/// A generator for sample_words() that only records that it was called: the block then needs
+/// a record's third word, which the per-record path draws from the record's own stream.
+struct MoreWordsNeeded {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type(0); }
+  bool needed = false;
+  result_type operator()() {
+    needed = true;
+    return 0;
+  }
+};
+
+/// Whether M samples blocks of labels from given words (FiniteLabelMechanism::sample_words()).
+template <typename M>
+concept KeyedWordSampler = requires(const M& m, std::span<const double> in, const std::uint64_t* w,
+                                    std::span<double> out, MoreWordsNeeded& g) {
+  { m.words_per_label() } -> std::convertible_to<unsigned>;
+  m.check_finite(in);
+  m.sample_words(in, w, out, g);
+};
+
 /// The batch engine of sample_keyed(): blocks for up to 16 distinct block counters computed at
 /// once by the SIMD core, each record served its first two words from them.
 struct KeyedBatch {
+  template <typename M>
+  static constexpr bool kWordSampler = KeyedWordSampler<M>;
+
   template <typename M>
   static void run(const M& m, std::span<const double> in, std::span<const std::uint64_t> ids, const KeyedRandom& keyed,
                   std::span<double> out) {
@@ -250,6 +275,32 @@ struct KeyedBatch {
       // Groups of contiguous ids (at least two records per counter) fetch words 2-5 of their
       // records through the cache; scattered ids compute one scalar block per record and pair.
       s.m_cache = t1 - t0 >= 2 * used ? &cache : nullptr;
+      if constexpr (kWordSampler<M>) {
+        // A mechanism with a block sampler on given words (at most two per record): the same
+        // outputs as the per-record loop below, which redoes the group in the rare case (2^-64
+        // per label) that the block sampler needs a word beyond the first two.
+        const unsigned p = m.words_per_label();
+        if (p <= 2) {
+          std::uint64_t given[2 * kMaxRecords];
+          for (std::size_t t = t0; t < t1; ++t) {
+            const std::size_t b = slot[t - t0], q = std::size_t(ids[t] & 3);
+            const std::uint32_t* w = words + 4 * q * kChaChaGroup + b;
+            given[p * (t - t0)] = std::uint64_t(w[0]) | (std::uint64_t(w[kChaChaGroup]) << 32);
+            if (p == 2)
+              given[2 * (t - t0) + 1] = std::uint64_t(w[2 * kChaChaGroup]) | (std::uint64_t(w[3 * kChaChaGroup]) << 32);
+          }
+          const auto in_group = in.subspan(t0, t1 - t0);
+          m.check_finite(in_group);
+          MoreWordsNeeded more;
+          m.sample_words(in_group, given, out.subspan(t0, t1 - t0), more);
+          volatile std::uint64_t* v = given;
+          for (std::size_t i = 0; i < p * (t1 - t0); ++i) v[i] = 0;
+          if (!more.needed) {
+            t0 = t1;
+            continue;
+          }
+        }
+      }
       for (std::size_t t = t0; t < t1; ++t) {
         const std::size_t b = slot[t - t0], q = std::size_t(ids[t] & 3);
         const std::uint32_t* w = words + 4 * q * kChaChaGroup + b;
@@ -272,8 +323,8 @@ struct KeyedBatch {
 /// first words are computed at once by the SIMD core. Since each output depends only on
 /// (key, ids[t], in[t]), any split, order or retry of the batch gives the same outputs.
 /// \throws std::invalid_argument when `ids` or `out` differ in length from `in` (before any
-///         draw), or what `m.sample` throws (e.g. a label that is not an input; `out` is then
-///         written up to that label).
+///         draw), or what `m.sample` throws (e.g. a non-finite label; `out` is then written up
+///         to that label, or up to the group of at most 64 records that holds it).
 template <Mechanism M>
 void sample_keyed(const M& m, std::span<const double> in, std::span<const std::uint64_t> ids, const KeyedRandom& keyed,
                   std::span<double> out) {

@@ -32,6 +32,7 @@
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/validate.hpp"
+#include "labeldp/io/detail/simple_rows.hpp"
 
 namespace labeldp::io {
 
@@ -54,8 +55,6 @@ inline std::optional<double> parse_double(std::string_view text) {
   // w < 2^53 over 10^f with f <= 15, both exact doubles, and IEEE division rounds their quotient
   // correctly -- the value from_chars returns. Anything else goes to from_chars.
   {
-    static constexpr double kPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                          1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     const char* p = text.data();
     const char* const end = p + text.size();
     const bool negative = *p == '-';
@@ -75,7 +74,7 @@ inline std::optional<double> parse_double(std::string_view text) {
       }
     }
     if (p == end && digits >= 1 && digits <= 15) {
-      const double v = double(w) / kPow10[frac];
+      const double v = double(w) / detail::kExactPow10[frac];
       return negative ? -v : v;
     }
   }

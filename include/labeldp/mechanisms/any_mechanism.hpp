@@ -109,37 +109,55 @@ class FiniteLabelMechanism {
     if (in.size() != out.size())
       throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
                                   std::to_string(in.size()));
-    const auto& inputs = m_mech.inputs();
-    const bool rounding = m_rounding.has_value();
-    if (rounding && inputs.size() < 2) {  // one input: every label maps to it, with its draw
-      sample_each(*this, in, out, gen);
-      return;
-    }
-    const unsigned per_label = rounding ? 2 : 1;
+    const unsigned per_label = words_per_label();
     std::uint64_t words[2 * kBlock];
-    Index index[kBlock];
-    const double first = inputs[0], last = inputs[inputs.size() - 1];
     for (std::size_t t0 = 0; t0 < in.size(); t0 += kBlock) {
       const std::size_t k = std::min(kBlock, in.size() - t0);
-      const double* y = in.data() + t0;
-      bool finite = true;
-      for (std::size_t t = 0; t < k; ++t) finite &= std::isfinite(y[t]);
-      if (!finite)
-        for (std::size_t t = 0; t < k; ++t)
-          if (!std::isfinite(y[t])) detail::fail_parameter("label", "must be finite", y[t]);
+      check_finite(in.subspan(t0, k));
       for (std::size_t w = 0; w < per_label * k; ++w) words[w] = random_u64(gen);
-      if (rounding) {
-        for (std::size_t t = 0; t < k; ++t) index[t] = rounded_index(std::clamp(y[t], first, last), gen, &words[2 * t]);
-      } else {
-        for (std::size_t t = 0; t < k; ++t) index[t] = m_nearest.find(y[t]);
-      }
-      const auto& outputs = m_mech.outputs();
-      for (std::size_t t = 0; t < k; ++t) {
-        detail::GivenWord word{words[per_label * t + per_label - 1]};
-        out[t0 + t] = outputs[m_mech.sample_index(index[t], word)];
-      }
+      sample_words(in.subspan(t0, k), words, out.subspan(t0, k), gen);
     }
   }
+  /// Words the batch sampler draws per label: 2 for the "unbiased" kind (its rounding coin, then
+  /// its row's alias draw), 1 otherwise (the alias draw).
+  unsigned words_per_label() const { return m_rounding ? 2 : 1; }
+  /// The batch sampler on pre-drawn words (sample_keyed()'s path): `out[t]` is the noisy label of
+  /// `in[t]` drawn with words `words[p t] .. words[p t + p - 1]`, p = words_per_label(), exactly as
+  /// sample() would draw it from a generator returning those words; only after a rounding word
+  /// that ties with its threshold (probability \f$2^{-64}\f$) does the exact continuation draw from
+  /// `gen`. At most 128 labels per call, all finite (checked by the caller: check_finite()).
+  template <std::uniform_random_bit_generator G>
+  void sample_words(std::span<const double> in, const std::uint64_t* words, std::span<double> out, G& gen) const {
+    const auto& inputs = m_mech.inputs();
+    const std::size_t k = in.size();
+    Index index[kBlock];
+    const double* y = in.data();
+    if (m_rounding && inputs.size() >= 2) {
+      const double first = inputs[0], last = inputs[inputs.size() - 1];
+      for (std::size_t t = 0; t < k; ++t) index[t] = rounded_index(std::clamp(y[t], first, last), gen, &words[2 * t]);
+    } else if (m_rounding) {  // one input: every label maps to it (its coin, of probability 0, is words[2 t])
+      for (std::size_t t = 0; t < k; ++t) index[t] = 0;
+    } else {
+      for (std::size_t t = 0; t < k; ++t) index[t] = m_nearest.find(y[t]);
+    }
+    const unsigned p = words_per_label();
+    const auto& outputs = m_mech.outputs();
+    for (std::size_t t = 0; t < k; ++t) {
+      detail::GivenWord word{words[p * t + p - 1]};
+      out[t] = outputs[m_mech.sample_index(index[t], word)];
+    }
+  }
+  /// \throws std::invalid_argument for the first non-finite label of `in` (checked in one pass).
+  static void check_finite(std::span<const double> in) {
+    bool finite = true;
+    for (const double y : in) finite &= std::isfinite(y);
+    if (!finite)
+      for (const double y : in)
+        if (!std::isfinite(y)) detail::fail_parameter("label", "must be finite", y);
+  }
+  /// Labels per call of sample_words().
+  static constexpr std::size_t kBlock = 128;
+
   std::string to_json() const {
     std::string s = "{\"format\":\"labeldp-mechanism\",\"version\":1,\"mechanism\":" + json_string(m_kind) +
                     ",\"eps\":" + json_number(m_eps) + ",\"delta\":0,";
@@ -179,8 +197,6 @@ class FiniteLabelMechanism {
   }
 
  private:
-  static constexpr std::size_t kBlock = 128;  // labels per block of the batch sampler
-
   // The "unbiased" kind's input for c in [first, last] input (at least two inputs), its coin drawn
   // from *given (a pre-drawn word) or, given nullptr, from gen: exactly
   // m_rounding->sample_index(c, gen) (the same words, the same index), with label-independent work: the bracket from

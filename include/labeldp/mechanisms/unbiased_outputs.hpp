@@ -154,8 +154,12 @@ class UnbiasedRandomizedRounding {
     const Index hi = Index(std::lower_bound(first, first + m, v) - first);  // first point >= v
     if (m_points[hi] == v) return {hi, 0.0};
     const Index lo = hi - 1;
-    const double up = double(v - m_points[lo]) / double(m_points[hi] - m_points[lo]);
-    return {lo, std::clamp(up, 0.0, 1.0)};
+    double num = double(v - m_points[lo]), den = double(m_points[hi] - m_points[lo]);
+    if (!std::isfinite(den)) {  // a gap beyond the largest double: halve (exactly, at these magnitudes) first
+      num = double(v / 2 - m_points[lo] / 2);
+      den = double(m_points[hi] / 2 - m_points[lo] / 2);
+    }
+    return {lo, std::clamp(num / den, 0.0, 1.0)};
   }
 
   /// The exact distribution over the points (m entries, at most two non-zero).

@@ -52,6 +52,11 @@ inline std::uint64_t swar_digits(const char* p, unsigned n) {
   return combine_digits(n == 8 ? v : (v & ((std::uint64_t(1) << (8 * n)) - 1)) << (8 * (8 - n)));
 }
 
+/// \f$10^0 .. 10^{15}\f$, each an exact double: the divisors of the exact decimal fast path
+/// (Clinger 1990) of parse_plain_decimal() and parse_double().
+inline constexpr double kExactPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                           1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
 /// Parses a plain decimal -- an optional '-', then at most 15 digits with at most one '.', at
 /// least one digit -- at `s`, ended by ',' or '\n' within 17 bytes; reads at most 26 bytes from `s`
 /// (the caller guarantees them). Returns the terminator's address, or nullptr for anything else
@@ -59,8 +64,6 @@ inline std::uint64_t swar_digits(const char* p, unsigned n) {
 /// value is parse_double()'s fast path exactly: the digits as an integer w < 10^15 < 2^53 over
 /// 10^(fraction digits), one correctly rounded IEEE division (Clinger 1990).
 inline const char* parse_plain_decimal(const char* s, double& value) {
-  static constexpr double kPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   static constexpr std::uint64_t kPow10i[16] = {1,
                                                 10,
                                                 100,
@@ -123,7 +126,7 @@ inline const char* parse_plain_decimal(const char* s, double& value) {
     };
     w = digits(s, int_digits) * kPow10i[frac_digits] + digits(s + dot + 1, frac_digits);
   }
-  const double v = double(w) / kPow10[frac_digits];
+  const double v = double(w) / kExactPow10[frac_digits];
   value = negative ? -v : v;
   return s + len;
 }
