@@ -105,12 +105,33 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   }
   std::vector<detail::StaircaseColumn> initial = detail::one_sided_columns(k, scaled[lo_index], lo_index);
   for (auto& c : detail::one_sided_columns(k, scaled[hi_index], hi_index)) initial.push_back(std::move(c));
+  // Which path. Column generation on the staircase master is fast while it converges in few
+  // rounds (the papers' priors at eps = 1: a few ms) but can tail off for hundreds of rounds
+  // (near-uniform priors, large eps); the interior-point method on the compact LP
+  // (detail/staircase_barrier.hpp) has a predictable cost. Rule (ski rental): give column
+  // generation a budget of rounds worth the barrier's predicted work, then switch. Cost model
+  // (flop-equivalents; the constants were measured on this code, one core): a round is a warm
+  // re-solve of the m = 2k row master, about m pivots of O(m^2) basis work plus pricing products
+  // over the master's columns, ~8 m^3; the barrier is ~40 iterations of ~200 n k for the
+  // per-output blocks plus min(m^2 n, m n^2) + min(m, n)^3 / 3 for the normal equations.
+  // Measured (weeks-like k = 52, grid 416, CPU time): the budget is 41 rounds; eps 8 needs 82
+  // (0.09 s) against 41 rounds + barrier (0.17 s), but a budget 3x larger makes eps 2 / 3 / 4,
+  // which tail off past 128 rounds, 1.5-2.6x slower, and the gap at the budget does not tell
+  // the two apart (eps 8: 22.5 at round 41, converged at 82; eps 2: 1.9, not converged at 128).
+  const double m_rows = double(2 * k), n_out = double(n);
+  const double barrier_work =
+      40.0 * (200.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
+              std::pow(std::min(m_rows, n_out), 3) / 3);
+  const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / (8 * std::pow(m_rows, 3)))));
   // The other known feasible start: dbRR moved onto the grid (detail::debiased_rr_crash()),
   // near the optimum at large eps where the two-point mechanism is far from it (weeks-like
   // k = 52, grid 416, eps 12: 309 column-generation rounds from the two-point start, 10 from
   // dbRR). Whichever of the two has the smaller loss is the master's crash basis.
+  // Only column generation uses it: when the barrier goes first (budget below 4 rounds) it is
+  // not computed (near-uniform k = 214, grid 51: 6% of the solve).
+  const bool column_generation_first = options.max_rounds <= budget || budget >= 4;
   detail::StaircaseCrash crash;
-  if (bracketed && k > 1 && n > 1 && !P.bounded()) {
+  if (column_generation_first && bracketed && k > 1 && n > 1 && !P.bounded()) {
     std::vector<Index> split_at;
     std::vector<double> upper_share;
     detail::StaircaseCrash dbrr = detail::debiased_rr_crash(P, scaled, split_at, upper_share);
@@ -155,20 +176,6 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
     return std::max(S.lower_bound, detail::staircase_lagrangian_bound(Q, pi_sigma));
   };
-  // Which path. Column generation on the staircase master is fast while it converges in few
-  // rounds (the papers' priors at eps = 1: a few ms) but can tail off for hundreds of rounds
-  // (near-uniform priors, large eps); the interior-point method on the compact LP
-  // (detail/staircase_barrier.hpp) has a predictable cost. Rule (ski rental): give column
-  // generation a budget of rounds worth the barrier's predicted work, then switch. Cost model
-  // (flop-equivalents; the constants were measured on this code, one core): a round is a warm
-  // re-solve of the m = 2k row master, about m pivots of O(m^2) basis work plus pricing products
-  // over the master's columns, ~8 m^3; the barrier is ~40 iterations of ~200 n k for the
-  // per-output blocks plus min(m^2 n, m n^2) + min(m, n)^3 / 3 for the normal equations.
-  const double m_rows = double(2 * k), n_out = double(n);
-  const double barrier_work =
-      40.0 * (200.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
-              std::pow(std::min(m_rows, n_out), 3) / 3);
-  const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / (8 * std::pow(m_rows, 3)))));
   if (!bracketed || k == 1 || options.max_rounds <= budget) {
     detail::StaircaseMaster S =
         detail::solve_staircase_master(P, std::move(initial), loss_of, price, options, penalty, {}, crash);
