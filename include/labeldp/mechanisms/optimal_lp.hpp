@@ -327,6 +327,30 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     const auto candidates = detail::staircase_barrier_columns(br, index, detail::staircase_low(eps));
     for (const auto& c : candidates) append(c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; });
   }
+  // Crash basis (RevisedSimplex::set_basis()): the mass variable and, for each label y, the
+  // singleton pattern {y} at its cheapest output. Those k + 1 columns are feasible (every label
+  // row is x_y + (gamma / r) S = gamma / r, the mass row sum_y x_y / gamma = S, so S = k / (k + r)
+  // and x_y = gamma / (k + r) > 0) and their inverse is known in closed form, so the first
+  // master solve starts in phase 2: no phase 1 over k + 1 artificial rows and no driving out of
+  // the artificials left basic at zero (a few dozen columns cover the optimum, the rest of the
+  // k + 1 rows stayed artificial: hundreds of degenerate pivots at k = 300).
+  std::vector<Index> crash;
+  if (!seed_intervals) {
+    crash.assign(std::size_t(k + 1), 0);
+    const Eigen::MatrixXd& sc = oracle.scaled_loss();
+    const Eigen::VectorXd& total = oracle.total_loss();
+    const Index base = lp.A.cols();  // one resize for all k (append() copies A per column)
+    lp.A.conservativeResize(Eigen::NoChange, base + k);
+    lp.c.conservativeResize(base + k);
+    for (Index y = 0; y < k; ++y) {
+      Index best_j = 0;
+      (total.transpose() + sc.row(y)).minCoeff(&best_j);
+      crash[std::size_t(y)] = base + y;
+      oracle.column(
+          best_j, [y](Index l) { return l == y; }, lp.A.col(base + y), lp.c[base + y]);
+      col_output.push_back(best_j);
+    }
+  }
   if (seed_intervals) {
     // Every interval [a, b] of labels at its best output (the columns of RR-on-Bins, Ghazi et
     // al. 2023, Alg. 1, which by the proof of Theorem 5 contain an optimal solution for the
@@ -364,6 +388,17 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   const double seeded = std::chrono::duration<double>(clock::now() - start).count();
   simplex_options.time_limit = std::min(simplex_options.time_limit, std::max(0.0, cg.time_limit - seeded));
   optim::RevisedSimplex master(std::move(lp), simplex_options);
+  if (!crash.empty()) {
+    // B = [[I, b 1], [c 1^T, -1]] (b = gamma / r, c = 1 / gamma; position k = the mass
+    // variable): with s = -1 - k b c, B^-1 = [[I + (b c / s) 1 1^T, -(b / s) 1], [-(c / s) 1^T, 1 / s]].
+    const double bv = oracle.mass_coefficient(), cv = 1 / oracle.gamma(), sv = -1 - double(k) * bv * cv;
+    Eigen::MatrixXd inverse = Eigen::MatrixXd::Constant(k + 1, k + 1, bv * cv / sv);
+    inverse.topLeftCorner(k, k).diagonal().array() += 1;
+    inverse.col(k).setConstant(-bv / sv);
+    inverse.row(k).setConstant(-cv / sv);
+    inverse(k, k) = 1 / sv;
+    master.set_basis(crash, inverse);  // rejected (numerically): the first solve starts cold
+  }
 
   // Crossover: when the master over the barrier's columns meets the barrier's certified bound,
   // that is the certificate; otherwise column generation continues from this master (warm).
