@@ -306,13 +306,6 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
         j, [](Index) { return false; }, lp.A.col(1 + j), lp.c[1 + j]);
     col_output.push_back(j);
   }
-  const auto append = [&](Index j, const auto& in_t) {
-    const Index t = lp.A.cols();
-    lp.A.conservativeResize(Eigen::NoChange, t + 1);
-    lp.c.conservativeResize(t + 1);
-    oracle.column(j, in_t, lp.A.col(t), lp.c[t]);
-    col_output.push_back(j);
-  };
   Eigen::VectorXd barrier_duals;  // master-space duals (rho, sigma) of the barrier's bound
   double barrier_mu = 0;          // their least reduced cost, capped at 0
   // Their Lagrangian bound given an upper bound z on the master optimum (kappa depends on it).
@@ -325,7 +318,16 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     barrier_mu = std::min(0.0, oracle(barrier_duals).min_reduced_cost);
     const Eigen::VectorXd index = Eigen::VectorXd::LinSpaced(n, 0.0, double(n - 1));
     const auto candidates = detail::staircase_barrier_columns(br, index, detail::staircase_low(eps));
-    for (const auto& c : candidates) append(c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; });
+    // One resize for all of them (a resize per column copies A each time: O(columns^2 k)).
+    const Index base = lp.A.cols(), count = Index(candidates.size());
+    lp.A.conservativeResize(Eigen::NoChange, base + count);
+    lp.c.conservativeResize(base + count);
+    for (Index t = 0; t < count; ++t) {
+      const auto& c = candidates[std::size_t(t)];
+      oracle.column(
+          c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; }, lp.A.col(base + t), lp.c[base + t]);
+      col_output.push_back(c.grid_index);
+    }
   }
   // Crash basis (RevisedSimplex::set_basis()): the mass variable and, for each label y, the
   // singleton pattern {y} at its cheapest output. Those k + 1 columns are feasible (every label
@@ -339,7 +341,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     crash.assign(std::size_t(k + 1), 0);
     const Eigen::MatrixXd& sc = oracle.scaled_loss();
     const Eigen::VectorXd& total = oracle.total_loss();
-    const Index base = lp.A.cols();  // one resize for all k (append() copies A per column)
+    const Index base = lp.A.cols();  // one resize for all k
     lp.A.conservativeResize(Eigen::NoChange, base + k);
     lp.c.conservativeResize(base + k);
     for (Index y = 0; y < k; ++y) {
