@@ -18,7 +18,7 @@
 // HiGHS). Each solver's time is the least over repeats (repeated while their total is under 0.5 s,
 // at most 5). Shapes (|O| evenly spaced outputs between the smallest and largest value):
 //   weeks52       bench_priors.hpp's weeks-like prior, k = 52, |O| = 52 (spiky)
-//   uniform214    bench_solvers' near-uniform diabetes-like prior, k = 214, |O| = 107
+//   uniform214    bench_priors.hpp's near-uniform diabetes-like prior, k = 214, |O| = 107
 //   uniform214z   the same with weight 0 at every i = 3 mod 7 (zero-probability labels)
 //   lognormal401  bench_priors.hpp's lognormal prior, k = 401, |O| = 101
 //   random300x10  the 300-value prior of tests/mechanisms/test_optimal_lp.cpp (mt19937_64 seed
@@ -147,20 +147,6 @@ void BM_GlpkExplicit(benchmark::State& state) {
   state.counters["expected_loss"] = g.objective;
 }
 
-// The near-uniform (diabetes-like) prior of bench_solvers.cpp (the same formula): k = 214
-// integer labels 25 + floor(321 i / 213), weights 0.5 + x_{i+1} / 2^32 from the LCG
-// x_{i+1} = (1664525 x_i + 1013904223) mod 2^32, x_0 = 2023; `zeros`: weight 0 at i = 3 mod 7.
-labeldp::FinitePrior<> uniform_prior(int k, bool zeros) {
-  std::vector<double> v, w;
-  std::uint64_t x = 2023;
-  for (int i = 0; i < k; ++i) {
-    x = (1664525u * x + 1013904223u) % 4294967296u;
-    v.push_back(25.0 + double((std::int64_t(i) * 321) / (k - 1)));
-    w.push_back(zeros && i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
-  }
-  return labeldp::FinitePrior<>::from_weights(v, w);
-}
-
 // tests/mechanisms/test_optimal_lp.cpp's random_prior (values from -5 + 4u, gaps 0.2 + 3u, about
 // 15% of the labels of probability 0), the same draws.
 labeldp::FinitePrior<> random_prior(std::mt19937_64& rng, Index k) {
@@ -189,8 +175,8 @@ struct TableCase {
 };
 
 labeldp::FinitePrior<> table_prior(const std::string& name) {
-  if (name == "uniform214") return uniform_prior(214, false);
-  if (name == "uniform214z") return uniform_prior(214, true);
+  if (name == "uniform214") return labeldp::bench::uniform_prior(214, false);
+  if (name == "uniform214z") return labeldp::bench::uniform_prior(214, true);
   if (name == "lognormal401") return labeldp::bench::lognormal_prior(401);
   if (name == "random300x10") {
     std::mt19937_64 rng(4242);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <labeldp/core/prior.hpp>
 #include <vector>
 
@@ -33,6 +34,21 @@ inline FinitePrior<> lognormal_prior(int k) {
     const double t = std::log(y + 1.0) - 3.0;
     v.push_back(y);
     w.push_back(std::exp(-t * t / 2) / (y + 1.0));
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+/// The near-uniform (diabetes-like) prior: k integer labels 25 + floor(321 i / (k - 1)),
+/// weights 0.5 + x_{i+1} / 2^32 from the LCG x_{i+1} = (1664525 x_i + 1013904223) mod 2^32,
+/// x_0 = 2023; `zeros`: weight 0 at every i = 3 mod 7 (bench/highs_solvers.py and
+/// bench/highs_optimal_lp.py repeat it).
+inline FinitePrior<> uniform_prior(int k, bool zeros) {
+  std::vector<double> v, w;
+  std::uint64_t x = 2023;
+  for (int i = 0; i < k; ++i) {
+    x = (1664525u * x + 1013904223u) % 4294967296u;
+    v.push_back(25.0 + double((std::int64_t(i) * 321) / (k - 1)));
+    w.push_back(zeros && i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
   }
   return FinitePrior<>::from_weights(v, w);
 }

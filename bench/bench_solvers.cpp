@@ -51,19 +51,8 @@ namespace {
 using labeldp::FinitePrior;
 using labeldp::Index;
 
-/// The near-uniform (diabetes-like) prior; `zeros`: weight 0 at every i = 3 mod 7.
-FinitePrior<> uniform_prior(int k, bool zeros) {
-  std::vector<double> v, w;
-  std::uint64_t x = 2023;
-  for (int i = 0; i < k; ++i) {
-    x = (1664525u * x + 1013904223u) % 4294967296u;
-    v.push_back(25.0 + double((std::int64_t(i) * 321) / (k - 1)));
-    w.push_back(zeros && i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
-  }
-  return FinitePrior<>::from_weights(v, w);
-}
-
 using labeldp::bench::lognormal_prior;
+using labeldp::bench::uniform_prior;
 using labeldp::bench::weeks_prior;
 
 FinitePrior<> prior_named(const std::string& name) {
