@@ -91,10 +91,17 @@ struct BiasSlacks {
   /// `t`), into `d`; returns the largest step keeping sp, sn, wp, wn positive.
   double direction(const Eigen::VectorXd& step, const Target& t, Direction& d) const {
     const Index k = y.size();
-    const Eigen::ArrayXd dp = wp.array() / sp.array(), dn = wn.array() / sn.array();
-    const Eigen::ArrayXd phi = t.Ts.array() - E().array() * step.tail(k).array();
-    d.dsp = ((t.ep.array() - phi) / dp).matrix();
-    d.dsn = ((t.en.array() + phi) / dn).matrix();
+    const Eigen::ArrayXd dp = wp.array() / sp.array(), dn = wn.array() / sn.array(), sum = dp + dn;
+    // dsp = (ep - phi) / dp and dsn = (en + phi) / dn with phi = Ts - E dsigma, in the form
+    // that does not divide a cancelled difference by D: where a bound is active its D -> 0 and
+    // ep - phi cancels terms of order 1 down to order D (measured: dsigma+ - dsigma- off from
+    // dsigma by 1e-10 of the reduced costs near the optimum, and the barrier's steps then broke
+    // r_T > 0 at gaps of 1e-7 of the objective). With ep + en = cp / sp + cn / sn - 2 B:
+    // dsp = (ep + en + D- dsigma) / (D+ + D-), dsn = (ep + en - D+ dsigma) / (D+ + D-).
+    const Eigen::ArrayXd e = t.cp.array() / sp.array() + t.cn.array() / sn.array() - 2 * B;
+    const Eigen::ArrayXd ds = step.tail(k).array();
+    d.dsp = ((e + dn * ds) / sum).matrix();
+    d.dsn = ((e - dp * ds) / sum).matrix();
     d.dwp = ((t.cp.array() - wp.array() * d.dsp.array()) / sp.array() - wp.array()).matrix();
     d.dwn = ((t.cn.array() - wn.array() * d.dsn.array()) / sn.array() - wn.array()).matrix();
     double most = std::numeric_limits<double>::infinity();

@@ -128,12 +128,36 @@ class IntervalBarrier {
         m_quarter_inv_A(num_patterns()),
         m_r(num_patterns()),
         m_o(num_patterns()),
-        m_r_inv(num_patterns()) {
+        m_r_inv(num_patterns()),
+        m_xS(P.num_labels(), 0) {
     for_each_interval([&](Index a, Index b, Index j) { m_quarter_inv_A[j] = 0.25 / m_A(a, b); });
   }
 
   /// Number of interval patterns, k(k+1)/2: the length of an interval array.
   Index num_patterns() const { return m_k * (m_k + 1) / 2; }
+  /// The interval patterns and the extra ones (add_patterns()): the length of the state arrays,
+  /// whose slots from num_patterns() on hold the extra patterns in the order they were added.
+  Index num_columns() const { return num_patterns() + m_xS.cols(); }
+
+  /// Adds patterns that are not intervals (one 0/1 entry per label) to the barrier's columns,
+  /// each with a free output like the intervals'. With a bias bound the optimum may need them
+  /// (Claim 14 of Badanidiyuru et al. 2023 orders the rows by their means, which a bias bound
+  /// lets cross): bias_bounded_barrier() prices every pattern at the barrier's duals and solves
+  /// again with those that price out. Each costs O(k) per pass and O(k^2) in the Newton matrix.
+  void add_patterns(const std::vector<std::vector<std::uint8_t>>& patterns) {
+    const Index q0 = m_xS.cols(), q = q0 + Index(patterns.size()), J = num_patterns();
+    m_xS.conservativeResize(m_k, q);
+    for (Index i = q0; i < q; ++i)
+      for (Index y = 0; y < m_k; ++y) m_xS(y, i) = patterns[std::size_t(i - q0)][std::size_t(y)] ? 1.0 : m_P.low;
+    const Eigen::VectorXd py = m_P.probs.cwiseProduct(m_P.labels);
+    m_xB = m_xS.transpose() * py;
+    m_xC = m_xS.transpose() * py.cwiseProduct(m_P.labels);
+    m_quarter_inv_A.conservativeResize(J + q);
+    m_quarter_inv_A.tail(q) = (4 * (m_xS.transpose() * m_P.probs).array()).inverse().matrix();
+    m_r.conservativeResize(J + q);
+    m_o.conservativeResize(J + q);
+    m_r_inv.conservativeResize(J + q);
+  }
 
   /// Reduced costs r and best outputs o of every interval at the duals (pi, sigma); returns the
   /// smallest r.
@@ -141,6 +165,10 @@ class IntervalBarrier {
     const IntervalDot U(duals.head(m_k), m_P.low), V(duals.tail(m_k), m_P.low);
     double min_r = std::numeric_limits<double>::infinity();
     for_each_interval([&](Index a, Index b, Index j) { min_r = std::min(min_r, evaluate_interval(U, V, a, b, j)); });
+    if (m_xS.cols() > 0) {
+      const Eigen::VectorXd u = m_xS.transpose() * duals.head(m_k), v = m_xS.transpose() * duals.tail(m_k);
+      for (Index i = 0; i < m_xS.cols(); ++i) min_r = std::min(min_r, evaluate_extra(u[i], v[i], i));
+    }
     return min_r;
   }
 
@@ -161,32 +189,52 @@ class IntervalBarrier {
       for (Index b = a; b < m_k; ++b, ++j) f(a, b, j);
   }
 
-  /// Reduced cost r, best output o and 1 / r of interval [a, b] (slot j) at the duals whose
-  /// interval sums are U (pi) and V (sigma); returns r.
-  double evaluate_interval(const IntervalDot& U, const IntervalDot& V, Index a, Index b, Index j) {
-    const double u = U(a, b), v = V(a, b);
-    const double h = 2 * m_B(a, b) + v;
+  /// Reduced cost r, best output o and 1 / r of the pattern in slot j with sums B_T, C_T at the
+  /// duals whose pattern sums are u (pi) and v (sigma); returns r.
+  double evaluate_at(double u, double v, double B, double C, Index j) {
+    const double h = 2 * B + v;
     const double scaled = h * m_quarter_inv_A[j];
     m_o[j] = 2 * scaled;
-    m_r[j] = m_C(a, b) - u - h * scaled;
+    m_r[j] = C - u - h * scaled;
     m_r_inv[j] = 1 / m_r[j];
     return m_r[j];
   }
+  /// evaluate_at() for interval [a, b] (slot j) with the duals' interval sums U (pi), V (sigma).
+  double evaluate_interval(const IntervalDot& U, const IntervalDot& V, Index a, Index b, Index j) {
+    return evaluate_at(U(a, b), V(a, b), m_B(a, b), m_C(a, b), j);
+  }
+  /// evaluate_at() for extra pattern i.
+  double evaluate_extra(double u, double v, Index i) { return evaluate_at(u, v, m_xB[i], m_xC[i], num_patterns() + i); }
 
-  /// Interval sums of the two halves (pi, sigma parts) of a dual step.
+  /// Pattern sums of the two halves (pi, sigma parts) of a dual step: interval sums, and the
+  /// extra patterns' sums (xS: their staircase vectors).
   struct StepSums {
-    StepSums(const Eigen::VectorXd& step, double low)
-        : du(step.head(step.size() / 2), low), dv(step.tail(step.size() / 2), low) {}
+    StepSums(const Eigen::VectorXd& step, double low, const Eigen::MatrixXd& xS)
+        : du(step.head(step.size() / 2), low),
+          dv(step.tail(step.size() / 2), low),
+          xdu(xS.transpose() * step.head(step.size() / 2)),
+          xdv(xS.transpose() * step.tail(step.size() / 2)) {}
     IntervalDot du, dv;
+    Eigen::VectorXd xdu, xdv;
   };
+  StepSums sums_of(const Eigen::VectorXd& step) const { return StepSums(step, m_P.low, m_xS); }
+
+  /// Calls f(a, b, slot) for every interval (for_each_interval()), then f(-1, i, slot) for
+  /// every extra pattern i.
+  template <typename F>
+  void for_each_pattern(F&& f) const {
+    for_each_interval(f);
+    for (Index i = 0, J = num_patterns(); i < m_xS.cols(); ++i) f(Index(-1), i, J + i);
+  }
 
   /// Along lambda + t * step, r_T(t) = r_T - t q1_T - t^2 q2_T exactly, with
   /// q1 = du + o dv (the linear change) and q2 = dv^2 / (4 A) >= 0.
   struct Terms {
     double q1, q2;
   };
+  /// (a = -1: extra pattern b.)
   Terms terms(const StepSums& s, Index a, Index b, Index j) const {
-    const double du = s.du(a, b), dv = s.dv(a, b);
+    const double du = a < 0 ? s.xdu[b] : s.du(a, b), dv = a < 0 ? s.xdv[b] : s.dv(a, b);
     return {du + m_o[j] * dv, dv * dv * m_quarter_inv_A[j]};
   }
 
@@ -324,7 +372,31 @@ class IntervalBarrier {
       blocks.add_row(a, d1, d2, d3);
     });
     blocks.finish(m_P.low);
-    return {gap, min_r, Sm.result(m_P.low), Smo.result(m_P.low)};
+    SweepResult out{gap, min_r, Sm.result(m_P.low), Smo.result(m_P.low)};
+    const Index q = m_xS.cols();
+    if (q == 0) return out;
+    // The extra patterns: dense sums, and their rank-one terms in the Newton matrix.
+    const Eigen::VectorXd u = m_xS.transpose() * lambda.head(k), v = m_xS.transpose() * lambda.tail(k);
+    Eigen::VectorXd xm(q), xmo(q), e1(q), e2(q), e3(q);
+    for (Index i = 0, j = num_patterns(); i < q; ++i, ++j) {
+      const double mj = m[j] + alpha * dm[j];
+      next[j] = mj;
+      const double r = evaluate_extra(u[i], v[i], i);
+      out.gap += mj * r;
+      out.min_r = std::min(out.min_r, r);
+      const double o = m_o[j], w = mj * m_r_inv[j];
+      xm[i] = mj;
+      xmo[i] = mj * o;
+      e1[i] = w;
+      e2[i] = w * o;
+      e3[i] = w * o * o + 2 * mj * m_quarter_inv_A[j];
+    }
+    out.Sm.noalias() += m_xS * xm;
+    out.Smo.noalias() += m_xS * xmo;
+    H.topLeftCorner(k, k).noalias() += m_xS * e1.asDiagonal() * m_xS.transpose();
+    H.bottomLeftCorner(k, k).noalias() += m_xS * e2.asDiagonal() * m_xS.transpose();
+    H.bottomRightCorner(k, k).noalias() += m_xS * e3.asDiagonal() * m_xS.transpose();
+    return out;
   }
 
   /// The right-hand side of the Newton system whose complementarity rows are
@@ -349,6 +421,17 @@ class IntervalBarrier {
     Eigen::VectorXd target(rhs.size());
     target.head(k) = rhs.head(k) - St.result(m_P.low);
     target.tail(k) = rhs.tail(k) - So.result(m_P.low);
+    const Index q = m_xS.cols();
+    if (q > 0) {
+      Eigen::VectorXd y1(q), y2(q);
+      for (Index i = 0, j = num_patterns(); i < q; ++i, ++j) {
+        c[j] = centring(Index(-1), i, j);
+        y1[i] = c[j] * m_r_inv[j];
+        y2[i] = y1[i] * m_o[j];
+      }
+      target.head(k).noalias() -= m_xS * y1;
+      target.tail(k).noalias() -= m_xS * y2;
+    }
     return target;
   }
 
@@ -360,9 +443,9 @@ class IntervalBarrier {
   double newton_direction(
       const Eigen::VectorXd& dl, const Eigen::VectorXd* c, const Eigen::VectorXd& m, Eigen::VectorXd& dm,
       Visit&& visit = [](Index, const Terms&, double) {}) const {
-    const StepSums sums(dl, m_P.low);
+    const StepSums sums = sums_of(dl);
     double t_dual = std::numeric_limits<double>::infinity(), t_primal = t_dual;
-    for_each_interval([&](Index a, Index b, Index j) {
+    for_each_pattern([&](Index a, Index b, Index j) {
       const Terms t = terms(sums, a, b, j);
       const double r = m_r[j], mj = m[j];
       const double dmj = ((c ? (*c)[j] : 0.0) + mj * t.q1) * m_r_inv[j] - mj;
@@ -426,6 +509,9 @@ class IntervalBarrier {
   Eigen::VectorXd m_quarter_inv_A;  ///< 1 / (4 A) per interval (interval array)
   Eigen::VectorXd m_r, m_o;         ///< reduced cost and best output at the last evaluate()
   Eigen::VectorXd m_r_inv;          ///< 1 / r at the last evaluate()
+  // The extra patterns (add_patterns()): staircase vectors (k x q) and their sums of s p y, s p y^2.
+  Eigen::MatrixXd m_xS;
+  Eigen::VectorXd m_xB, m_xC;
 };
 
 }  // namespace labeldp::detail

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
@@ -22,7 +23,7 @@ namespace labeldp::detail {
 
 inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max_iterations, Index max_polish) {
   IntervalBarrierResult out;
-  const Index k = m_k, n = 2 * k, J = num_patterns();
+  const Index k = m_k, n = 2 * k, J = num_columns();
   Eigen::VectorXd rhs(n);
   rhs.head(k).setOnes();
   rhs.tail(k) = m_P.labels;
@@ -52,8 +53,8 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
     });
     blocks.finish(m_P.low);
     const Eigen::VectorXd y = H.ldlt().solve(rhs);  // m_T = g_T^T (G G^T)^{-1} rhs
-    const StepSums dy(y, m_P.low);
-    for_each_interval([&](Index a, Index b, Index j) { m[j] = terms(dy, a, b, j).q1; });
+    const StepSums dy = sums_of(y);
+    for_each_pattern([&](Index a, Index b, Index j) { m[j] = terms(dy, a, b, j).q1; });
     const double lowest = std::min(0.0, m.minCoeff());
     m.array() -= 1.5 * lowest;
     const double second = 0.5 * m.dot(m_r) / m_r.sum() + 1e-300;
@@ -78,6 +79,14 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
     for (Index b = 0; b < k; ++b)
       for (Index a = 0; a <= b; ++a)
         if (m[slot(a, b)] > m_r[slot(a, b)]) out.candidates.push_back(column_of(a, b, m_o[slot(a, b)]));
+    for (Index i = 0, j = num_patterns(); i < m_xS.cols(); ++i, ++j)
+      if (m[j] > m_r[j]) {
+        StaircaseColumn col;
+        col.pattern.resize(std::size_t(k));
+        for (Index y = 0; y < k; ++y) col.pattern[std::size_t(y)] = m_xS(y, i) == 1.0;
+        col.output = m_o[j];
+        out.candidates.push_back(std::move(col));
+      }
     if (bounded) return false;  // the caller's LP crossover finishes (polish has equality rows)
     IntervalBarrierResult attempt = out;
     polish(rhs, lambda, m, max_polish, attempt);
@@ -89,6 +98,14 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
     out.square_polish_steps = attempt.square_polish_steps;
     evaluate(lambda);
     return false;
+  };
+  // The slack part of a direction (BiasSlacks::direction()); the sigma part of `step` is then
+  // replaced by the slacks' dsigma+ - dsigma- (equal up to roundoff), so the step lengths, the
+  // primal direction and lambda + alpha step follow the sigma the slacks take.
+  auto bias_step = [&](Eigen::VectorXd& s, const BiasSlacks::Target& t, BiasSlacks::Direction& d) {
+    const double most = bias.direction(s, t, d);
+    s.tail(k) = d.dsp - d.dsn;
+    return most;
   };
   // The previous duals, to finish from when roundoff breaks a step (NaN); the previous weights
   // are in m_prev.
@@ -115,6 +132,13 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
         lambda.tail(k) = bias.sigma();
       }
       sweep = step_and_sweep(lambda, m, alpha, dm, m_prev, H);
+    }
+    if (!(sweep.min_r > 0) && lambda_prev.size() == n) {
+      // Still broken: finish from the previous iterate (m holds its weights).
+      lambda = lambda_prev;
+      evaluate(lambda);
+      finish_here();
+      return out;
     }
     m.swap(m_prev);
     const double gap = sweep.gap + (bounded ? bias.gap() : 0.0);
@@ -169,14 +193,14 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
     if (bounded) bias.adjust(target_aff, no_centring, no_centring, bias_target);
     step_aff = llt.solve(target_aff);
     double g1 = 0, g2 = 0, g3 = 0;
-    double alpha_aff =
-        std::min(1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
-                   g1 += dmj * m_r[j] - m[j] * t.q1;
-                   g2 += m[j] * t.q2 + dmj * t.q1;
-                   g3 += dmj * t.q2;
-                 }));
+    double alpha_aff = bounded ? bias_step(step_aff, bias_target, bias_aff) : 1.0;
+    alpha_aff = std::min(
+        {alpha_aff, 1.0, newton_direction(step_aff, nullptr, m, dm_aff, [&](Index j, const Terms& t, double dmj) {
+           g1 += dmj * m_r[j] - m[j] * t.q1;
+           g2 += m[j] * t.q2 + dmj * t.q1;
+           g3 += dmj * t.q2;
+         })});
     if (bounded) {
-      alpha_aff = std::min(alpha_aff, bias.direction(step_aff, bias_target, bias_aff));
       double b1 = 0, b2 = 0;
       bias.gap_terms(bias_aff, b1, b2);
       g1 += b1;
@@ -187,7 +211,7 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
     // dm_aff * dr_aff (dr_aff = -q1 of the predictor).
     const double ratio = std::clamp(gap_aff / gap, 0.0, 1.0);
     const double mu = ratio * ratio * ratio * gap / double(J + (bounded ? 2 * k : 0));
-    const StepSums aff(step_aff, m_P.low);
+    const StepSums aff = sums_of(step_aff);
     Eigen::VectorXd target = centred_target(
         rhs, [&](Index a, Index b, Index j) { return mu + dm_aff[j] * terms(aff, a, b, j).q1; }, c);
     if (bounded) {
@@ -195,13 +219,13 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
       bias.adjust(target, cp, cn, bias_target);
     }
     step = llt.solve(target);
-    double alpha_max = newton_direction(step, &c, m, dm);
-    if (bounded) alpha_max = std::min(alpha_max, bias.direction(step, bias_target, bias_dir));
+    double alpha_max = bounded ? bias_step(step, bias_target, bias_dir) : std::numeric_limits<double>::infinity();
+    alpha_max = std::min(alpha_max, newton_direction(step, &c, m, dm));
     // Gondzio's centrality correctors: aim at a longer step, push the products m_T r_T there
     // back into [0.1 mu, 10 mu]; each costs two triangular solves with the same factor.
     for (int corrector = 0; corrector < 2 && alpha_max < 1; ++corrector) {
       const double aim = std::min(1.0, 1.5 * alpha_max + 0.1);
-      const StepSums current(step, m_P.low);
+      const StepSums current = sums_of(step);
       Eigen::VectorXd target_try = centred_target(
           rhs,
           [&](Index a, Index b, Index j) {
@@ -217,8 +241,9 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
           c_try);
       if (bounded) bias.adjust(target_try, bias_target.cp, bias_target.cn, bias_target_try);
       step_try = llt.solve(target_try);
-      double alpha_try = newton_direction(step_try, &c_try, m, dm_try);
-      if (bounded) alpha_try = std::min(alpha_try, bias.direction(step_try, bias_target_try, bias_try));
+      double alpha_try =
+          bounded ? bias_step(step_try, bias_target_try, bias_try) : std::numeric_limits<double>::infinity();
+      alpha_try = std::min(alpha_try, newton_direction(step_try, &c_try, m, dm_try));
       if (!(alpha_try >= 1.01 * alpha_max)) break;
       if (bounded) {
         std::swap(bias_target, bias_target_try);
@@ -236,9 +261,60 @@ inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max
     if (bounded) {
       bias_prev = bias;
       bias.move(alpha, bias_dir);
+      // sigma from the slacks (sp - sn), as the Newton system assumes: without this the
+      // separately accumulated sigma drifted and the weeks-like B = 20 solve at eps 2 stopped
+      // after 15 steps (broken step) and column generation ran > 100 s.
       lambda.tail(k) = bias.sigma();
     }
   }
+}
+
+}  // namespace labeldp::detail
+
+namespace labeldp::detail {
+
+/// True when the 1-entries of `pattern` are one run of consecutive labels (or none).
+inline bool is_interval_pattern(const std::vector<std::uint8_t>& pattern) {
+  std::size_t runs = 0;
+  for (std::size_t i = 0; i < pattern.size(); ++i) runs += pattern[i] && (i == 0 || !pattern[i - 1]);
+  return runs <= 1;
+}
+
+/// The bias-bounded interior point (the barrier with BiasSlacks) over the interval patterns and
+/// every other pattern the optimum needs: a bias bound lets the rows' means cross, so Claim 14's
+/// interval argument (Badanidiyuru et al. 2023) no longer holds and the optimum may use other
+/// patterns. After each solve, exact pricing over every pattern and real output at the
+/// barrier's duals (price_continuous()) finds the patterns whose reduced cost is below
+/// \f$-10^{-11}\f$ of the dual objective over the mass bound of continuous_lower_bound() (the
+/// most such a column can lower the certificate); those that are not intervals are added
+/// (IntervalBarrier::add_patterns()) and the barrier solves again from its usual start, until
+/// none is left (at most `max_rounds` times). `newton_steps` of the result counts every solve.
+inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, const UnbiasedProblem& P, double gap_target,
+                                                  Index max_rounds = 2) {
+  IntervalBarrierResult out = barrier.solve(gap_target);
+  Index steps = out.newton_steps;
+  const Index k = P.num_labels();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::set<std::vector<std::uint8_t>> added;
+  for (Index round = 0; round < max_rounds && out.duals.size() == 2 * k && out.duals.allFinite(); ++round) {
+    Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
+    duals.head(2 * k) = out.duals;
+    const Eigen::VectorXd sigma = out.duals.tail(k);
+    const double objective = out.duals.head(k).sum() + P.labels.dot(sigma) - P.max_bias * sigma.cwiseAbs().sum();
+    const double mass = std::min(double(k) / (1 + double(k - 1) * P.low), 1 / P.low);
+    double min_rc = 0;
+    const std::vector<StaircaseColumn> priced =
+        price_continuous(P, duals, -inf, inf, 1e-11 * std::abs(objective) / mass, 2 * k + 2, min_rc);
+    std::vector<std::vector<std::uint8_t>> fresh;
+    for (const StaircaseColumn& c : priced)
+      if (!is_interval_pattern(c.pattern) && added.insert(c.pattern).second) fresh.push_back(c.pattern);
+    if (fresh.empty()) break;
+    barrier.add_patterns(fresh);
+    out = barrier.solve(gap_target);
+    steps += out.newton_steps;
+  }
+  out.newton_steps = steps;
+  return out;
 }
 
 }  // namespace labeldp::detail
