@@ -2,9 +2,9 @@
 // seeds (oracles/statistics.hpp). URR uses the core exact bernoulli(); the mechanism rows the
 // core exact alias table.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <labeldp/core/random.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
-#include <cmath>
 #include <vector>
 
 #include "oracles/counting_random.hpp"
