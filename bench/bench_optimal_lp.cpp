@@ -55,7 +55,7 @@
 #include "oracles/glpk_oracle.hpp"
 
 #if __has_include(<ClpSimplex.hpp>)
-#include <ClpSimplex.hpp>
+#include "oracles/clp_oracle.hpp"
 #define LABELDP_BENCH_HAVE_CLP 1
 #else
 #define LABELDP_BENCH_HAVE_CLP 0
@@ -239,33 +239,15 @@ struct ExternalRun {
 };
 
 #if LABELDP_BENCH_HAVE_CLP
-// CLP's dual simplex on the prebuilt LP (x >= 0), with a time limit; loading and solving timed.
+// CLP's dual simplex on the prebuilt LP (x >= 0), with a time limit (tests/oracles/clp_oracle.hpp:
+// converting, loading and solving timed).
 ExternalRun run_clp(const labeldp::test::SparseLinearProgram& lp, double limit) {
-  Eigen::SparseMatrix<double, Eigen::ColMajor> A = lp.A;
-  A.makeCompressed();
-  const int m = int(A.rows()), n = int(A.cols());
-  const double inf = std::numeric_limits<double>::max();
-  std::vector<double> lo(std::size_t(m), -inf), hi(std::size_t(m), inf);
-  for (int i = 0; i < m; ++i) {
-    const auto t = lp.row_types[std::size_t(i)];
-    if (t != labeldp::optim::RowType::LessEqual) lo[std::size_t(i)] = lp.b[i];
-    if (t != labeldp::optim::RowType::GreaterEqual) hi[std::size_t(i)] = lp.b[i];
-  }
-  std::vector<CoinBigIndex> start(std::size_t(n) + 1);
-  for (int j = 0; j <= n; ++j) start[std::size_t(j)] = CoinBigIndex(A.outerIndexPtr()[j]);
-  const std::vector<double> col_lo(std::size_t(n), 0.0), col_hi(std::size_t(n), inf);
   ExternalRun out;
   out.seconds = least_time([&] {
-    ClpSimplex model;
-    model.setLogLevel(0);
-    model.setMaximumSeconds(limit);
-    model.loadProblem(n, m, start.data(), A.innerIndexPtr(), A.valuePtr(), col_lo.data(), col_hi.data(), lp.c.data(),
-                      lo.data(), hi.data());
-    model.dual();
-    const int st = model.status();
-    out.status = st == 0 ? "optimal" : st == 3 ? "limit" : "status-" + std::to_string(st);
-    out.objective = model.objectiveValue();
-    return st == 0;
+    const labeldp::test::ClpResult r = labeldp::test::solve_with_clp(lp, limit);
+    out.status = r.clp_status == 0 ? "optimal" : r.clp_status == 3 ? "limit" : "status-" + std::to_string(r.clp_status);
+    out.objective = r.objective;
+    return r.clp_status == 0;
   });
   return out;
 }

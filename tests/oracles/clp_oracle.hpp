@@ -22,8 +22,9 @@ struct ClpResult {
 };
 
 /// Loads the LP (x >= 0, rows as `row_types`) into a ClpSimplex and solves it with the dual
-/// simplex (no presolve, log off): the whole call is what the benchmarks time.
-inline ClpResult solve_with_clp(const SparseLinearProgram& lp) {
+/// simplex (no presolve, log off; at most `max_seconds` when positive: status IterationLimit
+/// past it): the whole call is what the benchmarks time.
+inline ClpResult solve_with_clp(const SparseLinearProgram& lp, double max_seconds = 0) {
   Eigen::SparseMatrix<double, Eigen::ColMajor> A = lp.A;
   A.makeCompressed();
   const int m = int(A.rows()), n = int(A.cols());
@@ -47,6 +48,7 @@ inline ClpResult solve_with_clp(const SparseLinearProgram& lp) {
   const std::vector<double> col_lo(std::size_t(n), 0.0), col_hi(std::size_t(n), inf);
   ClpSimplex model;
   model.setLogLevel(0);
+  if (max_seconds > 0) model.setMaximumSeconds(max_seconds);
   model.loadProblem(n, m, start.data(), A.innerIndexPtr(), A.valuePtr(), col_lo.data(), col_hi.data(), lp.c.data(),
                     row_lo.data(), row_hi.data());
   model.dual();
