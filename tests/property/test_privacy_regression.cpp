@@ -8,6 +8,7 @@
 //   the exact distribution of the real mechanism (chi-square z >= 6 for discrete outcomes, KS
 //   p < 1e-6 for the lattice-continuous ones; the real one z < 6 and p > 1e-6): the mechanism
 //   built with eps doubled (its noise scale about halved). Tagged [statistical].
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -23,6 +24,7 @@
 #include <labeldp/mechanisms/rr_on_bins.hpp>
 #include <labeldp/mechanisms/staircase.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -118,12 +120,19 @@ Matrix<double> one_ulp_past(const Matrix<double>& P, double eps, Index& column) 
   throw std::runtime_error("no column with a positive minimum");
 }
 
-/// The matrix with the first column's smallest entry lowered to 2^-40 relative below its largest
-/// over e^eps, the row kept summing to 1 by giving the difference to the row's largest entry
-/// elsewhere.
+/// The matrix with one column's smallest entry lowered to 2^-40 relative below its largest over
+/// e^eps, the row kept summing to 1 by giving the difference to the row's largest entry
+/// elsewhere. The column is the one with the largest positive minimum: the sampler's table
+/// holds each entry in units of 2^-64, so a 2^-40 relative step is only there to be caught in an
+/// entry above about 2^-24 (a bias-bounded mechanism's first column can hold entries of 1e-12,
+/// whose step is below one unit).
 Matrix<double> relative_step_past(const Matrix<double>& P, double eps) {
   Matrix<double> Q = P;
-  for (Index j = 0; j < P.cols(); ++j) {
+  std::vector<Index> order(std::size_t(P.cols()));
+  std::iota(order.begin(), order.end(), Index(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Index a, Index b) { return P.col(a).minCoeff() > P.col(b).minCoeff(); });
+  for (const Index j : order) {
     Index lo_i = 0, hi_i = 0;
     for (Index i = 1; i < P.rows(); ++i) {
       if (P(i, j) < P(lo_i, j)) lo_i = i;
