@@ -337,6 +337,17 @@ class IntervalBarrier {
     Eigen::VectorXd Sm, Smo;
   };
 
+  /// Column j's terms at weight mj: its primal rows' weights (mj, mj o_j) and its Newton blocks
+  /// (w, w o_j, w o_j^2 + 2 mj / (4 A_j)) with w = mj / r_j (interval and extra patterns alike).
+  void column_terms(Index j, double mj, double& x, double& xo, double& e1, double& e2, double& e3) const {
+    const double o = m_o[j], w = mj * m_r_inv[j];
+    x = mj;
+    xo = mj * o;
+    e1 = w;
+    e2 = w * o;
+    e3 = w * o * o + 2 * mj * m_quarter_inv_A[j];
+  }
+
   /// One pass for the step and everything at the new point: `next` = m + alpha dm, the reduced
   /// costs and outputs at `lambda` (evaluate()), the gap and primal rows, and the Newton matrix
   /// \f$\sum_T (m_T / r_T) g_T g_T^T + \mathrm{diag}(0, \sum_T m_T s_T s_T^T / (2 A_T))\f$ with
@@ -358,12 +369,7 @@ class IntervalBarrier {
         const double r = evaluate_interval(U, V, a, b, j);
         row_gap += mj * r;
         row_min = std::min(row_min, r);
-        const double o = m_o[j], w = mj * m_r_inv[j];
-        x1[b] = mj;
-        x2[b] = mj * o;
-        d1[b] = w;
-        d2[b] = w * o;
-        d3[b] = w * o * o + 2 * mj * m_quarter_inv_A[j];
+        column_terms(j, mj, x1[b], x2[b], d1[b], d2[b], d3[b]);
       }
       gap += row_gap;
       min_r = row_min;
@@ -384,12 +390,7 @@ class IntervalBarrier {
       const double r = evaluate_extra(u[i], v[i], i);
       out.gap += mj * r;
       out.min_r = std::min(out.min_r, r);
-      const double o = m_o[j], w = mj * m_r_inv[j];
-      xm[i] = mj;
-      xmo[i] = mj * o;
-      e1[i] = w;
-      e2[i] = w * o;
-      e3[i] = w * o * o + 2 * mj * m_quarter_inv_A[j];
+      column_terms(j, mj, xm[i], xmo[i], e1[i], e2[i], e3[i]);
     }
     out.Sm.noalias() += m_xS * xm;
     out.Smo.noalias() += m_xS * xmo;
