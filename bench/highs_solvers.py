@@ -18,9 +18,10 @@ minimize sum_y p_y sum_i M[y][i] (o_i - y)^2. Continuous and bias-bounded cases 
 
 Usage (Debian's python3-scipy):  /usr/bin/python3 bench/highs_solvers.py CASE [CASE...]
     e.g. grid/weeks52/n416/eps1, continuous/lognormal401/eps2, biased/weeks52/B20/eps1
-Prints one JSON object per case: {"case", "seconds", "status", "objective"}; seconds is the wall
-time of the linprog call (loading the LP into HiGHS and solving it; building the matrices in
-Python is not timed). --list prints the case names.
+Prints one JSON object per case: {"case", "seconds", "cpu_seconds", "status", "objective"};
+seconds is the wall time of the linprog call (loading the LP into HiGHS and solving it; building
+the matrices in Python is not timed), cpu_seconds the process CPU time of the same call (all
+threads; for comparisons on a machine loaded by other work). --list prints the case names.
 """
 import json
 import math
@@ -138,10 +139,11 @@ def solve_case(case):
     n = grid if kind == "grid" else 4 * len(values)
     outputs = feasible_output_set(values, eps, n)
     c, A_ub, b_ub, A_eq, b_eq = compact_lp(values, probs, eps, outputs, bias)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
-    t1 = time.perf_counter()
-    return {"case": case, "seconds": t1 - t0, "status": "optimal" if res.status == 0 else f"status {res.status}",
+    t1, c1 = time.perf_counter(), time.process_time()
+    return {"case": case, "seconds": t1 - t0, "cpu_seconds": c1 - c0,
+            "status": "optimal" if res.status == 0 else f"status {res.status}",
             "objective": float(res.fun) if res.fun is not None else None}
 
 

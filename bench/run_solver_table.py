@@ -15,12 +15,17 @@ continuous and bias-bounded cases compare CLP / HiGHS / GLPK with each other on 
 grid, and labeldp's continuous optimum must not exceed theirs (FLAG if it does by more than 1e-7
 relative; the column shows (grid - continuous) / continuous, the gain from leaving the grid).
 
+--cpu reports CPU time instead of real time for every solver (Google Benchmark's cpu_time for
+labeldp, CLP and GLPK; process CPU time of the linprog call for HiGHS): on a machine loaded by
+other work, real times of single runs vary 3x between identical runs while CPU times vary far
+less. All four solvers are single-threaded (HiGHS's process CPU time counts any helper threads).
+
 GLPK runs only where the explicit LP has at most --glpk-max-size k*n entries of M (it takes
 minutes on larger ones).
 
 Usage (from the repository, after building bench_solvers; Debian's python3-scipy):
     /usr/bin/python3 bench/run_solver_table.py --bench build/bin/bench_solvers \
-        [--timeout 60] [--timeout-external 60] [--timeout-glpk 30] [--glpk-max-size 12000] [--filter REGEX]
+        [--timeout 60] [--timeout-external 60] [--timeout-glpk 30] [--glpk-max-size 12000] [--filter REGEX] [--cpu]
 """
 import argparse
 import json
@@ -36,8 +41,9 @@ import highs_solvers  # noqa: E402
 SIZES = {"uniform214": 214, "uniform214z": 214, "lognormal401": 401, "weeks52": 52}
 
 
-def run_bench(bench, solver, case, timeout):
-    """(seconds or None, status, objective or None, wall) of one Google Benchmark case."""
+def run_bench(bench, solver, case, timeout, cpu=False):
+    """(seconds or None, status, objective or None, wall) of one Google Benchmark case (seconds:
+    its real time, or its CPU time with cpu)."""
     cmd = [bench, f"--benchmark_filter=^{solver}:{re.escape(case)}/", "--benchmark_format=json"]
     t0 = time.perf_counter()
     try:
@@ -57,10 +63,10 @@ def run_bench(bench, solver, case, timeout):
     objective = float(m.group(2)) if m else None
     if b.get("error_occurred"):
         return None, status, None, wall
-    return b["real_time"] / 1e3, status, objective, wall  # ms -> s
+    return b["cpu_time" if cpu else "real_time"] / 1e3, status, objective, wall  # ms -> s
 
 
-def run_highs(case, timeout):
+def run_highs(case, timeout, cpu=False):
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "highs_solvers.py")
     try:
         out = subprocess.run([sys.executable, script, case], capture_output=True, text=True, timeout=timeout).stdout
@@ -71,7 +77,7 @@ def run_highs(case, timeout):
         return None, "crashed", None, timeout
     if r["status"] != "optimal":
         return None, r["status"], None, r["seconds"]
-    return r["seconds"], "optimal", r["objective"], r["seconds"]
+    return r["cpu_seconds" if cpu else "seconds"], "optimal", r["objective"], r["seconds"]
 
 
 def fmt_time(t, status, limit):
@@ -99,6 +105,7 @@ def main():
     ap.add_argument("--timeout-glpk", type=float, default=30, help="seconds per GLPK case")
     ap.add_argument("--glpk-max-size", type=int, default=12000, help="largest k*n GLPK is run on")
     ap.add_argument("--filter", default="", help="regular expression on the case names")
+    ap.add_argument("--cpu", action="store_true", help="CPU time instead of real time (loaded machine)")
     args = ap.parse_args()
 
     cases = [c for c in highs_solvers.all_cases() if re.search(args.filter, c)]
@@ -110,10 +117,10 @@ def main():
         kind, prior, grid, _, _ = highs_solvers.parse_case(case)
         k = SIZES[prior]
         n = grid if kind == "grid" else 4 * k
-        lab = run_bench(args.bench, "labeldp", case, args.timeout)
-        clp = run_bench(args.bench, "clp", case, args.timeout_external)
-        hig = run_highs(case, args.timeout_external)
-        glp = (run_bench(args.bench, "glpk", case, args.timeout_glpk) if k * n <= args.glpk_max_size
+        lab = run_bench(args.bench, "labeldp", case, args.timeout, args.cpu)
+        clp = run_bench(args.bench, "clp", case, args.timeout_external, args.cpu)
+        hig = run_highs(case, args.timeout_external, args.cpu)
+        glp = (run_bench(args.bench, "glpk", case, args.timeout_glpk, args.cpu) if k * n <= args.glpk_max_size
                else (None, "skipped", None, 0))
         for solver, r in (("labeldp", lab), ("CLP", clp), ("HiGHS", hig), ("GLPK", glp)):
             if r[0] is None and r[1] not in ("timeout", "skipped"):

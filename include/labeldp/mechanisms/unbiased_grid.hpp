@@ -114,10 +114,10 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   // re-solve of the m = 2k row master, about m pivots of O(m^2) basis work plus pricing products
   // over the master's columns, ~8 m^3; the barrier is ~40 iterations of ~200 n k for the
   // per-output blocks plus min(m^2 n, m n^2) + min(m, n)^3 / 3 for the normal equations.
-  // Measured (weeks-like k = 52, grid 416, CPU time): the budget is 41 rounds; eps 8 needs 82
-  // (0.09 s) against 41 rounds + barrier (0.17 s), but a budget 3x larger makes eps 2 / 3 / 4,
-  // which tail off past 128 rounds, 1.5-2.6x slower, and the gap at the budget does not tell
-  // the two apart (eps 8: 22.5 at round 41, converged at 82; eps 2: 1.9, not converged at 128).
+  // Measured (weeks-like k = 52, grid 416, CPU time): the budget is 41 rounds; eps 8 needs 60
+  // (with the interval neighbours in the pricing) where eps 2 / 3 / 4 tail off past 160 rounds,
+  // and the gap at the budget does not tell them apart (eps 8: 22.5 at round 41; eps 2: 1.9),
+  // but the master objective's recent fall does (the tailing-off test of `price` below).
   const double m_rows = double(2 * k), n_out = double(n);
   const double barrier_work =
       40.0 * (200.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
@@ -154,8 +154,31 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     }
   }
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd { return loss_values.col(col.grid_index); };
+  // Tailing-off test of the first column-generation stage (below): past `progress_from` rounds
+  // the oracle declines to price (returns no column, the engine then stops with the master's
+  // solution so far and the barrier takes over) unless the master objective z = b^T y (the
+  // oracle's duals are the master's when there is no dual smoothing) fell by at least
+  // `progress_needed` (relative) over the last `progress_window` rounds: 15% at the budget,
+  // 5% after it. Tailing off is the opposite, z nearly flat while the bound lags (Luebbecke and
+  // Desrosiers 2005, Sec. 4.2). Measured, weeks-like k = 52, grid 416, at the 41-round budget:
+  // z fell 33% over the last 10 rounds at eps 8 (converged at round 60), 9% at eps 4, 6.5% at
+  // eps 3 and 1.2% at eps 2 (these need 160-200 rounds; the barrier finishes them sooner).
+  const Eigen::VectorXd master_rhs = detail::empty_master(P).b;
+  std::vector<double> objectives;
+  Index progress_from = -1;
+  const Index progress_window = 10;
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
-    return detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
+    std::vector<detail::StaircaseColumn> columns =
+        detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
+    if (progress_from < 0) return columns;
+    objectives.push_back(master_rhs.dot(duals));
+    const Index round = Index(objectives.size()) - 1;
+    if (round >= progress_from && round >= progress_window && !columns.empty()) {
+      const double z = objectives.back(), before = objectives[std::size_t(round - progress_window)];
+      const double progress_needed = round == progress_from ? 0.15 : 0.05;
+      if (!(before - z >= progress_needed * std::abs(z))) columns.clear();
+    }
+    return columns;
   };
   // Costs are O(1) after scaling, so the LP's duals are far below this penalty unless the
   // output set is nearly infeasible.
@@ -193,7 +216,27 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     // tailing-off solve only delay the barrier (weeks, grid 416, eps 2: 124 rounds = 0.1 s).
     UnbiasedOptions first = options;
     first.max_rounds = std::max<Index>(budget, 12);
+    // Past the budget, up to 3x the budget while the master objective still falls fast (the
+    // tailing-off test of `price` above; without dual smoothing only, where the oracle sees
+    // the master's duals). Weeks, grid 416, eps 8: 60 rounds, 0.05 s CPU, against 41 rounds
+    // plus the barrier, 0.14 s.
+    const double smoothing =
+        options.dual_smoothing == double(kAutomatic) ? (k >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+    if (smoothing == 0 && std::min(3 * budget, options.max_rounds) > first.max_rounds) {
+      progress_from = first.max_rounds;
+      first.max_rounds = std::min(3 * budget, options.max_rounds);
+    }
+    // Up to 4k columns a round (the master's default is 2k): with the interval neighbours of
+    // every priced pattern (detail::append_interval_neighbours()) more columns price out
+    // than 2k, and weeks grid 416 eps 8 takes 4,098 pivots instead of 4,585.
+    if (options.max_columns_per_round == kAutomatic) first.max_columns_per_round = 4 * k;
+    // Pricing and pivots to 1e-11, as in the crossover below: with the defaults, weeks grid
+    // 1664 eps 8 (objective ~1e-3 in scaled units) ends at round 60 with no column pricing
+    // below 1e-9 but a 3.6e-5 relative gap, and the barrier then costs 8x the whole solve.
+    first.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11);
+    first.simplex.dual_feasibility_tolerance = std::min(options.simplex.dual_feasibility_tolerance, 1e-11);
     S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty, {}, crash);
+    progress_from = -1;  // the crossover below prices every round
     // The user's time limit ends the solve here with the best feasible master and its gap.
     if (S.status == optim::SolveStatus::Optimal || S.status == optim::SolveStatus::TimeLimit) {
       UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);

