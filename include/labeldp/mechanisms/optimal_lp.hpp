@@ -11,6 +11,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "labeldp/core/audit.hpp"
@@ -167,6 +168,11 @@ struct OptimalLPOptions {
 /// column prices out at the master's own duals. Otherwise the status says why it stopped
 /// (IterationLimit, TimeLimit, NumericalIssue) and `dual_bound` / `gap` say how far it got.
 ///
+/// At large eps (about 30 and beyond for typical priors), randomized response onto each label's
+/// nearest output is returned when its loss is within the certified gap of the non-private
+/// bound \f$\sum_y p_y \min_o \ell(o, y)\f$ (which then certifies it; rounds = 0), and below
+/// eps 1e-12 the best constant output (certified by the bound \f$C + e^{-\varepsilon}(W - C)\f$).
+///
 /// The returned mechanism lists only outputs with positive probability; its columns are
 /// non-negative combinations of staircase vectors, hence eps-DP up to roundoff
 /// (audit_epsilon() <= eps (1 + 1e-12) is tested), and its rows are renormalized to sum to 1.
@@ -252,6 +258,35 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
                                                                             : optim::SolveStatus::NumericalIssue;
     return result;
   }
+  // Large eps: randomized response onto each label's nearest output, M[y][o*(y)] = e^eps q and
+  // q at every other output (q = 1 / (e^eps + n - 1); a column holds only q and e^eps q, so it
+  // is eps-DP), has loss C + q sum_y sum_o (w_yo - min_o' w_yo') with w_yo = p_y loss(o, y).
+  // When that is within the certified gap of the bound C it is the answer, certified by C: the
+  // master cannot certify there (at eps 30 its ratios e^eps are beyond its tolerances; the
+  // 300-value x 10-output instance ended NumericalIssue with a gap of 3.6e-9).
+  if (nonprivate > 0 && n > 1) {
+    const double q = 1 / (std::exp(eps) + double(n - 1));
+    const Eigen::VectorXd least = weighted.rowwise().minCoeff();
+    const double excess = q * (weighted.colwise() - least).sum();
+    const double tolerance = std::max(cg.gap_tolerance, kCertifiedGap);
+    if (excess <= 0.5 * tolerance * nonprivate) {
+      Eigen::MatrixXd M = Eigen::MatrixXd::Constant(k, n, q);
+      for (Index y = 0; y < k; ++y) {
+        Index best = 0;
+        weighted.row(y).minCoeff(&best);
+        M(y, best) = std::exp(eps) * q;
+      }
+      OptimalLPResult<Scalar> result;
+      result.mechanism = detail::mechanism_from_lp_columns(
+          prior.values(), Vector<Scalar>(Eigen::Map<const Vector<Scalar>>(sorted.data(), n)), M, eps);
+      result.expected_loss = result.mechanism.expected_loss(prior, loss);
+      result.dual_bound = std::min(double(result.expected_loss), nonprivate);
+      const double z = double(result.expected_loss);
+      result.gap = (z - result.dual_bound) / std::abs(z);
+      result.status = result.gap <= tolerance ? optim::SolveStatus::Optimal : optim::SolveStatus::NumericalIssue;
+      if (result.status == optim::SolveStatus::Optimal) return result;
+    }
+  }
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
 
@@ -290,22 +325,6 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   cg.min_column_cost = oracle.min_column_cost();
   cg.known_lower_bound = std::max(0.0, (cg.known_lower_bound - oracle.nonprivate_loss()) / oracle.cost_scale());
 
-  // Initial master: the mass variable S (column 0) and the constant column (T empty) at every
-  // output; S = 1 on the cheapest constant column is feasible.
-  optim::LinearProgram lp;
-  lp.A = Eigen::MatrixXd::Zero(k + 1, 1 + n);
-  lp.c = Eigen::VectorXd::Zero(1 + n);
-  lp.b = Eigen::VectorXd::Constant(k + 1, oracle.mass_coefficient());
-  lp.b[k] = 0;
-  lp.row_types.assign(std::size_t(k + 1), optim::RowType::Equal);
-  lp.A.col(0).head(k).setConstant(oracle.mass_coefficient());
-  lp.A(k, 0) = -1;
-  std::vector<Index> col_output{-1};  // output of each master column (-1: the mass variable)
-  for (Index j = 0; j < n; ++j) {
-    oracle.column(
-        j, [](Index) { return false; }, lp.A.col(1 + j), lp.c[1 + j]);
-    col_output.push_back(j);
-  }
   Eigen::VectorXd barrier_duals;  // master-space duals (rho, sigma) of the barrier's bound
   double barrier_mu = 0;          // their least reduced cost, capped at 0
   // Their Lagrangian bound given an upper bound z on the master optimum (kappa depends on it).
@@ -313,21 +332,43 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     return barrier_duals.size() ? barrier_duals[k] + oracle.column_sum_bound(z) * barrier_mu
                                 : -std::numeric_limits<double>::infinity();
   };
+  std::vector<detail::StaircaseColumn> candidates;
   if (!seed_intervals && options.interior_point) {
     barrier_duals = oracle.master_duals_of_excess(br.duals);
     barrier_mu = std::min(0.0, oracle(barrier_duals).min_reduced_cost);
     const Eigen::VectorXd index = Eigen::VectorXd::LinSpaced(n, 0.0, double(n - 1));
-    const auto candidates = detail::staircase_barrier_columns(br, index, detail::staircase_low(eps));
-    // One resize for all of them (a resize per column copies A each time: O(columns^2 k)).
-    const Index base = lp.A.cols(), count = Index(candidates.size());
-    lp.A.conservativeResize(Eigen::NoChange, base + count);
-    lp.c.conservativeResize(base + count);
-    for (Index t = 0; t < count; ++t) {
-      const auto& c = candidates[std::size_t(t)];
-      oracle.column(
-          c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; }, lp.A.col(base + t), lp.c[base + t]);
-      col_output.push_back(c.grid_index);
-    }
+    candidates = detail::staircase_barrier_columns(br, index, detail::staircase_low(eps));
+  }
+  // The master's columns, allocated once (every column below is written in full, by
+  // oracle.column()): a resize per group copies A and touches fresh pages each time, which at
+  // k = 300 cost as much as the master's pivots.
+  const Index count = Index(candidates.size()), crash_columns = seed_intervals ? 0 : k,
+              interval_columns = seed_intervals ? k * (k + 1) / 2 : 0;
+  optim::LinearProgram lp;
+  lp.A.resize(k + 1, 1 + n + count + crash_columns + interval_columns);
+  lp.c.resize(lp.A.cols());
+  lp.b = Eigen::VectorXd::Constant(k + 1, oracle.mass_coefficient());
+  lp.b[k] = 0;
+  lp.row_types.assign(std::size_t(k + 1), optim::RowType::Equal);
+  // Initial master: the mass variable S (column 0) and the constant column (T empty) at every
+  // output; S = 1 on the cheapest constant column is feasible.
+  lp.A.col(0).head(k).setConstant(oracle.mass_coefficient());
+  lp.A(k, 0) = -1;
+  lp.c[0] = 0;
+  std::vector<Index> col_output{-1};  // output of each master column (-1: the mass variable)
+  col_output.reserve(std::size_t(lp.A.cols()));
+  for (Index j = 0; j < n; ++j) {
+    oracle.column(
+        j, [](Index) { return false; }, lp.A.col(1 + j), lp.c[1 + j]);
+    col_output.push_back(j);
+  }
+  // The barrier's columns (crossover candidates).
+  Index next = 1 + n;
+  for (const auto& c : candidates) {
+    oracle.column(
+        c.grid_index, [&](Index y) { return c.pattern[std::size_t(y)] != 0; }, lp.A.col(next), lp.c[next]);
+    col_output.push_back(c.grid_index);
+    ++next;
   }
   // Crash basis (RevisedSimplex::set_basis()): the mass variable and, for each label y, the
   // singleton pattern {y} at its cheapest output. Those k + 1 columns are feasible (every label
@@ -341,16 +382,14 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     crash.assign(std::size_t(k + 1), 0);
     const Eigen::MatrixXd& sc = oracle.scaled_loss();
     const Eigen::VectorXd& total = oracle.total_loss();
-    const Index base = lp.A.cols();  // one resize for all k
-    lp.A.conservativeResize(Eigen::NoChange, base + k);
-    lp.c.conservativeResize(base + k);
     for (Index y = 0; y < k; ++y) {
       Index best_j = 0;
       (total.transpose() + sc.row(y)).minCoeff(&best_j);
-      crash[std::size_t(y)] = base + y;
+      crash[std::size_t(y)] = next;
       oracle.column(
-          best_j, [y](Index l) { return l == y; }, lp.A.col(base + y), lp.c[base + y]);
+          best_j, [y](Index l) { return l == y; }, lp.A.col(next), lp.c[next]);
       col_output.push_back(best_j);
+      ++next;
     }
   }
   if (seed_intervals) {
@@ -362,10 +401,6 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     prefix.row(0).setZero();
     for (Index y = 0; y < k; ++y) prefix.row(y + 1) = prefix.row(y) + sc.row(y);
     const Eigen::VectorXd& total = oracle.total_loss();
-    const Index base = lp.A.cols(), count = k * (k + 1) / 2;
-    lp.A.conservativeResize(Eigen::NoChange, base + count);
-    lp.c.conservativeResize(base + count);
-    Index t = base;
     for (Index a = 0; a < k; ++a)
       for (Index b = a; b < k; ++b) {
         Index best_j = 0;
@@ -378,8 +413,8 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
           }
         }
         oracle.column(
-            best_j, [&](Index y) { return y >= a && y <= b; }, lp.A.col(t), lp.c[t]);
-        ++t;
+            best_j, [&](Index y) { return y >= a && y <= b; }, lp.A.col(next), lp.c[next]);
+        ++next;
         col_output.push_back(best_j);
       }
   }
@@ -399,7 +434,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     inverse.col(k).setConstant(-bv / sv);
     inverse.row(k).setConstant(-cv / sv);
     inverse(k, k) = 1 / sv;
-    master.set_basis(crash, inverse);  // rejected (numerically): the first solve starts cold
+    master.set_basis(crash, std::move(inverse));  // rejected (numerically): the first solve starts cold
   }
 
   // Crossover: when the master over the barrier's columns meets the barrier's certified bound,

@@ -150,11 +150,13 @@ class RevisedSimplex {
   /// (\f$\|B (B^{-1} r) - r\|_\infty\f$ and \f$\|B^{-1} (B r) - r\|_\infty\f$ for a fixed r,
   /// O(m^2)); an empty, misshapen, non-finite or failing `inverse` is ignored and the basis
   /// factorized as by set_basis(columns), so a wrong inverse costs time, never correctness.
+  /// Taken by value: a caller who passes it with std::move() hands over its storage (no copy
+  /// of the m x m matrix).
   /// \param columns as for set_basis(columns).
   /// \param inverse \f$B^{-1}\f$ for the basis whose i-th column is column columns[i] (m x m).
   /// \return true when the basis was accepted (nonsingular and primal feasible).
   /// \throws std::invalid_argument as set_basis(columns).
-  bool set_basis(const std::vector<Index>& columns, const Eigen::MatrixXd& inverse) {
+  bool set_basis(const std::vector<Index>& columns, Eigen::MatrixXd inverse) {
     const Index m = num_rows();
     if (Index(columns.size()) != m)
       throw std::invalid_argument("set_basis: 'columns' has " + std::to_string(columns.size()) +
@@ -179,7 +181,7 @@ class RevisedSimplex {
       m_basis[std::size_t(i)] = off + columns[std::size_t(i)];
       m_position[std::size_t(off + columns[std::size_t(i)])] = i;
     }
-    if (!adopt_inverse(inverse) && !refactor_and_recompute()) return false;
+    if (!adopt_inverse(std::move(inverse)) && !refactor_and_recompute()) return false;
     for (Index i = 0; i < m; ++i)
       if (m_xb[i] < -kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) return false;
     m_warm = true;
@@ -342,9 +344,10 @@ class RevisedSimplex {
   // the final solution.
   void set_initial_basis();
   void assemble_basis(Eigen::MatrixXd& B) const;
-  double refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const;
+  void basis_multiply(const Eigen::VectorXd& x, bool transposed, Eigen::VectorXd& out) const;
+  double refined_solve(const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const;
   bool check_or_refactor();
-  bool adopt_inverse(const Eigen::MatrixXd& inverse);
+  bool adopt_inverse(Eigen::MatrixXd&& inverse);
   bool refactor_and_recompute();
   bool drive_out_artificials();
   SimplexResult finish(SolveStatus status, SimplexResult& result);

@@ -16,7 +16,11 @@
 /// \f$F F^T\f$ with one column per output. It is factorized either densely (one rank-n update of
 /// order m at BLAS-3 speed, then a Cholesky factorization of order m) or, when n < m, by the
 /// Woodbury identity through a Cholesky factorization of order n, with iterative refinement
-/// against S itself (and the dense path as fallback when refinement does not converge).
+/// against S itself. When that refinement does not converge (Woodbury is not backward stable:
+/// near the optimum the diagonal part spans many orders of magnitude), the LP (2) rows (m = k,
+/// diagonal part) switch to the product-form Cholesky factorization of Goldfarb and Scheinberg
+/// (2004), n stable rank-one updates of the diagonal (Gill, Golub, Murray and Saunders 1974,
+/// method C1) in O(k n^2) and O(k n) per solve; the dense path is the last fallback.
 /// Work per iteration: O(n k) for the blocks plus \f$O(\min(m^2 n + m^3, m n^2 + n^3))\f$.
 ///
 /// Scaling. Costs are divided by their largest magnitude and the output row by the largest
@@ -267,6 +271,14 @@ class StaircaseBarrier {
     }
     if (m_bounded && !(z.minCoeff() > 0 && (2 * m_B - z.array()).minCoeff() > 0)) return false;
     if (!T.allFinite() || !U.allFinite() || !G.allFinite()) return false;
+    if (m_product) {
+      // A roundoff correction moves the objective by about pi^T r_p. The product form solves S
+      // exactly where S is nearly singular and can follow its near-null directions (where the
+      // dense Cholesky's roundoff or shift damps them): r300 x 10 at eps 8, a correction that
+      // kept the rows but moved the objective by 2e-4. Such a move is refused.
+      const double before = primal_objective(), after = m_cT.dot(T) + m_c.cwiseProduct(U).sum();
+      if (!(std::abs(after - before) <= 1e-9 * std::abs(before) + 2 * std::abs(m_pi.dot(rp.head(m_k))))) return false;
+    }
     m_T = T;
     m_U = U;
     m_G = G;
@@ -377,6 +389,8 @@ class StaircaseBarrier {
   // sides, and the direction.
   bool factorize(const std::vector<char>* dropped = nullptr);
   bool factorize_dense();
+  bool factorize_product();
+  void solve_product(Eigen::VectorXd& v) const;
   void apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const;
   Eigen::VectorXd apply_S(const Eigen::VectorXd& v) const;
   Eigen::VectorXd solve_S(const Eigen::VectorXd& r);
@@ -447,7 +461,7 @@ class StaircaseBarrier {
 
   Index m_k = 0, m_n = 0, m_m = 0;
   bool m_bias = false, m_bounded = false, m_woodbury = false, m_woodbury_failed = false, m_dense_ready = false,
-       m_factorized = false;
+       m_factorized = false, m_product = false, m_product_ready = false;
   double m_low = 0, m_w = 0, m_cost_scale = 1, m_row_scale = 1, m_B = 0, m_bnorm = 1;
   Eigen::MatrixXd m_c;
   Eigen::VectorXd m_cT, m_x, m_target;
@@ -461,6 +475,10 @@ class StaircaseBarrier {
   Eigen::MatrixXd m_Dinv, m_q, m_F, m_GF;
   Eigen::VectorXd m_gamma, m_Hz, m_E1, m_E2, m_E3, m_Dg11, m_Dg12, m_Dg22;
   Eigen::LLT<Eigen::MatrixXd> m_dense, m_small;
+  // Product-form Cholesky factors (factorize_product()): row y holds p_{y,o} and beta_{y,o}
+  // of every factor o (row-major, so that a solve streams them row by row), and the diagonal.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> m_pf_p, m_pf_beta;
+  Eigen::VectorXd m_pf_d, m_pf_s;
 };
 
 /// solve_staircase_barrier(P, options): StaircaseBarrier(P).solve(options), with the options

@@ -59,6 +59,9 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
   }
   if (!m_F.allFinite() || !m_E1.allFinite()) return false;
   m_dense_ready = false;
+  m_product_ready = false;
+  // After Woodbury failed once, the product form (LP (2) rows) is built right away.
+  if (m_product && n < m) return factorize_product() || factorize_dense();
   m_woodbury = n < m && !m_woodbury_failed;
   if (m_woodbury) {
     // Block-diagonal part's inverse (per label a 2 x 2 block [E1 E2; E2 E3]).
@@ -111,6 +114,75 @@ inline bool StaircaseBarrier::factorize_dense() {
   }
 }
 
+/// Product-form Cholesky factorization (Goldfarb and Scheinberg 2004) of S = diag(E1) + F F^T
+/// (LP (2) rows only, no unbiasedness rows): S = L_1 ... L_n D L_n^T ... L_1^T, where L_o is
+/// the identity plus the strictly lower part of \f$p_o \beta_o^T\f$, from n rank-one updates
+/// by Gill, Golub, Murray and Saunders' (1974) method C1 (stable for positive updates: the
+/// diagonal only grows). Column o of F enters after the factors before it have been divided
+/// out, applied to all remaining columns at once (vectorized across them). O(k n^2) work and
+/// storage O(k n). False when a diagonal entry is not positive and finite.
+inline bool StaircaseBarrier::factorize_product() {
+  const Index k = m_k, n = m_n;
+  m_product_ready = false;
+  m_pf_p = m_F;  // row-major copy: row y holds F(y, o) for every o, divided out in place below
+  m_pf_beta.resize(k, n);
+  m_pf_d = m_E1;
+  m_pf_s.resize(n);
+  if (!(m_pf_d.minCoeff() > 0) || !m_pf_d.allFinite()) return false;
+  for (Index o = 0; o < n; ++o) {
+    double t = 1;
+    for (Index y = 0; y < k; ++y) {
+      const double p = m_pf_p(y, o), d = m_pf_d[y];
+      const double tn = t + p * p / d;
+      m_pf_d[y] = d * (tn / t);
+      m_pf_beta(y, o) = p / (d * tn);
+      t = tn;
+    }
+    // The later columns through L_o^{-1}: x_y = v_y - p_y sum_{y' < y} beta_y' x_y'.
+    const Index rest = n - o - 1;
+    if (rest == 0) break;
+    auto acc = m_pf_s.head(rest);
+    acc.setZero();
+    for (Index y = 0; y < k; ++y) {
+      auto row = m_pf_p.row(y).segment(o + 1, rest);
+      row.noalias() -= m_pf_p(y, o) * acc.transpose();
+      acc.noalias() += m_pf_beta(y, o) * row.transpose();
+    }
+  }
+  if (!(m_pf_d.minCoeff() > 0) || !m_pf_d.allFinite() || !m_pf_beta.allFinite()) return false;
+  m_product_ready = true;
+  return true;
+}
+
+/// Solves S v = r in place with the product-form factors (forward through every L_o, the
+/// diagonal, backward through every L_o^T), row by row so that the n running sums advance
+/// together: O(k n).
+inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
+  const Index k = m_k, n = m_n;
+  Eigen::VectorXd s = Eigen::VectorXd::Zero(n);
+  for (Index y = 0; y < k; ++y) {
+    double x = v[y];
+    const double* p = m_pf_p.row(y).data();
+    const double* b = m_pf_beta.row(y).data();
+    for (Index o = 0; o < n; ++o) {
+      x -= p[o] * s[o];
+      s[o] += b[o] * x;
+    }
+    v[y] = x / m_pf_d[y];
+  }
+  s.setZero();
+  for (Index y = k - 1; y >= 0; --y) {
+    double x = v[y];
+    const double* p = m_pf_p.row(y).data();
+    const double* b = m_pf_beta.row(y).data();
+    for (Index o = n - 1; o >= 0; --o) {
+      x -= b[o] * s[o];
+      s[o] += p[o] * x;
+    }
+    v[y] = x;
+  }
+}
+
 /// out = Dg^{-1} in (columnwise; Dg the per-label 2 x 2 block part of the normal matrix).
 inline void StaircaseBarrier::apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const {
   const Index k = m_k;
@@ -157,6 +229,36 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
     if ((r - apply_S(x)).cwiseAbs().maxCoeff() <= 1e-10 * rn && x.allFinite()) return x;
     m_woodbury = false;
     m_woodbury_failed = true;
+    m_product = !m_bias;  // LP (2) rows: the stable product form from now on
+  }
+  if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
+    // Accepted at a small componentwise backward error (Oettli and Prager 1964):
+    // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = E1 |x| + |F| (|F|^T |x|) in O(k n). Near
+    // the optimum the diagonal spans 30 orders of magnitude while r is at roundoff, so a
+    // residual relative to r alone cannot be met by any method (nor is it by the dense path).
+    const Eigen::MatrixXd absF = m_F.cwiseAbs();
+    const auto backward = [&](const Eigen::VectorXd& res, const Eigen::VectorXd& x) {
+      if (!x.allFinite()) return std::numeric_limits<double>::infinity();
+      const Eigen::VectorXd ax = x.cwiseAbs();
+      const Eigen::VectorXd scale = r.cwiseAbs() + m_E1.cwiseProduct(ax) + absF * (absF.transpose() * ax);
+      double worst = 0;
+      for (Index i = 0; i < res.size(); ++i)
+        if (res[i] != 0) worst = std::max(worst, std::abs(res[i]) / std::max(scale[i], 1e-300));
+      return worst;
+    };
+    Eigen::VectorXd x = r;
+    solve_product(x);
+    double err = 0;
+    for (int pass = 0; pass < 3; ++pass) {
+      Eigen::VectorXd res = r - apply_S(x);
+      err = backward(res, x);
+      if (err <= 1e-15) break;
+      solve_product(res);
+      x += res;
+      if (pass == 2) err = backward(r - apply_S(x), x);
+    }
+    if (err <= 1e-12) return x;
+    m_product = m_product_ready = false;  // the dense factorization from now on
   }
   if (!m_dense_ready) factorize_dense();
   Eigen::VectorXd x = m_dense.solve(r);

@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 #include <Eigen/LU>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace labeldp::optim::detail {
@@ -51,12 +52,12 @@ class BasisFactorization {
   }
 
   /// Takes a basis inverse computed elsewhere (the caller has checked it), as refactor() would
-  /// compute it: drops every update.
-  void set_inverse(const Eigen::MatrixXd& inverse) {
+  /// compute it: drops every update. Takes the matrix over (pass it with std::move()).
+  void set_inverse(Eigen::MatrixXd inverse) {
     m_size = inverse.rows();
     m_updates = 0;
     m_pending = false;
-    m_inverse = inverse;
+    m_inverse = std::move(inverse);
     m_scratch.resize(m_size);
     m_row.resize(m_size);
   }
