@@ -347,6 +347,43 @@ TEST_CASE("The crash basis's staircase inverse in closed form inverts the prefix
   }
 }
 
+TEST_CASE("The staircase master's structured product equals the dense A^T y, patterns of any shape", "[unbiased]") {
+  // Oracle: staircase_coefficients() builds each column densely; the product works from
+  // prefix sums over the pattern's runs (one for an interval, several otherwise, none for the
+  // empty pattern), with the artificial pairs first.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const double bias : {0.0, 0.3}) {
+    const FinitePrior<> prior = random_prior(rng, 9, false);
+    const auto P = labeldp::detail::make_unbiased_problem(prior, 1.5, bias);
+    const Index k = P.num_labels(), m = P.num_rows(), artificial = 2 * m;
+    labeldp::detail::StaircaseProduct product(P, artificial);
+    std::vector<labeldp::detail::StaircaseColumn> cols;
+    for (int j = 0; j < 40; ++j) {
+      labeldp::detail::StaircaseColumn c;
+      c.pattern.assign(std::size_t(k), 0);
+      for (Index i = 0; i < k; ++i) c.pattern[std::size_t(i)] = u(rng) > 0.2 ? 1 : 0;
+      if (j == 0) c.pattern.assign(std::size_t(k), 0);  // empty
+      if (j == 1) c.pattern.assign(std::size_t(k), 1);  // full
+      c.output = 2 * u(rng);
+      product.describe(c);
+      cols.push_back(c);
+    }
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(m, artificial + Index(cols.size()));
+    for (Index r = 0; r < m; ++r) {
+      A(r, 2 * r) = 1;
+      A(r, 2 * r + 1) = -1;
+    }
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      labeldp::detail::staircase_coefficients(P, cols[j], Eigen::VectorXd::Zero(k), A.col(artificial + Index(j)));
+    const Eigen::VectorXd y = Eigen::VectorXd::NullaryExpr(m, [&] { return u(rng); });
+    Eigen::VectorXd out(A.cols());
+    product.multiply(y, out);
+    INFO("bias " << bias);
+    CHECK((out - A.transpose() * y).cwiseAbs().maxCoeff() <= 1e-13);
+  }
+}
+
 TEST_CASE("Zero-probability labels, interior and extreme, are certified to 1e-12 by the interior point alone",
           "[unbiased][continuous]") {
   // Interior zero-probability labels are solved away and their rows interpolated; extreme ones

@@ -67,6 +67,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // the exact stage's tolerances below.
   double objective_estimate = std::numeric_limits<double>::quiet_NaN();
   bool seeded = false;
+  // The interior duals on the master's rows (master_duals()) when they are near-optimal for
+  // the full problem: column generation's warm start (see below).
+  Eigen::VectorXd warm;
   const bool interior_applies = std::isinf(lo) && std::isinf(hi);
   if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
     // Labels of zero probability between the extreme ones are solved away (their rows are
@@ -117,6 +120,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // Not certified: an LP crossover on the columns active at the last interior point, then
     // column generation on the full problem from them; the interior duals give a lower bound.
     if (duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, duals, lo, hi);
+    const double interior_bound = ipm_bound;
     if (ipm_bound > 0) objective_estimate = ipm_bound;
     if (!ipm.candidates.empty()) {
       // LP crossover on the kept labels (a pattern of the full problem cannot express the
@@ -149,6 +153,12 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       tight.primal_feasibility_tolerance = std::min(tight.primal_feasibility_tolerance, P.bounded() ? 1e-13 : 1e-11);
       tight.dual_feasibility_tolerance = std::min(tight.dual_feasibility_tolerance, 1e-11 * lp_scale);
       optim::RevisedSimplex crossover(std::move(lp), tight);
+      // Pricing by prefix sums (O(1) per interval column): the dense A^T y over 3k rows was a
+      // third of the crossover's time at k = 401 (perf, lognormal, B = 5).
+      detail::StaircaseProduct product(Q, 0);
+      for (const auto& c : columns) product.describe(c);
+      crossover.set_transpose_product(
+          [&product](const Eigen::VectorXd& y, Eigen::VectorXd& out) { product.multiply(y, out); });
       const optim::SimplexResult lp_result = crossover.solve();
       const bool lp_optimal = lp_result.status == optim::SolveStatus::Optimal;
       if (lp_optimal && lp_result.duals.size() == Q.num_rows()) {
@@ -159,6 +169,18 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       }
       if (lp_optimal) objective_estimate = lp_result.objective;
       const bool certified = lp_optimal && lp_result.objective - ipm_bound <= 1e-9 * std::abs(lp_result.objective);
+      // Interior duals whose bound is within 1e-6 of the crossover's loss are near the optimal
+      // dual face of the full problem: the crossover's outputs (frozen at the interior point's)
+      // are what is off, by a few 1e-9 (near-uniform k = 214, B = 20: 3.5e-9 above the interior
+      // bound, which was the optimum to 1e-13). Column generation warm-started at those duals
+      // (their bound starts the certificate and the smoothing center) moves the outputs in 3
+      // rounds; from the master's own vertex duals it needed 83-104 (30-280 s). When the
+      // interval optimum is not the full one (the bound 1.5% below: weeks, B = 20, where other
+      // patterns price out at the interior duals) the warm start only drags the smoothing
+      // center, and column generation starts from its own duals.
+      if (lp_optimal && duals.size() == 2 * k &&
+          lp_result.objective - interior_bound <= 1e-6 * std::abs(lp_result.objective))
+        warm = detail::master_duals(P, duals);
       if (certified || (lp_optimal && P.bounded())) {
         detail::StaircaseMaster S;
         S.columns = columns;
@@ -239,7 +261,14 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // held the optimal loss, and 92 rounds only closed the bound), and the master's vertex duals
   // jump across a degenerate face: 2-4x fewer seconds at eps 1-8.
   if (options.dual_smoothing == double(kAutomatic) && P.bounded()) exact.dual_smoothing = 0.5;
-  detail::StaircaseMaster S = detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty);
+  // Warm-started at the interior duals, column generation can stop at its first master, whose
+  // bias rows at the default tolerance were 3e-9 beyond B (k = 4; finish_unbiased() does not
+  // re-solve bounded rows): they are met to 1e-13 then, as in the crossover. Not otherwise: over
+  // many rounds that tolerance ended one solve NumericalIssue (k = 12, eps 4).
+  if (P.bounded() && warm.size() > 0)
+    exact.simplex.primal_feasibility_tolerance = std::min(exact.simplex.primal_feasibility_tolerance, 1e-13);
+  detail::StaircaseMaster S =
+      detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty, warm);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
   UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});

@@ -176,6 +176,75 @@ inline StaircaseCrash debiased_rr_crash(const UnbiasedProblem& P, const Eigen::V
   return crash;
 }
 
+/// Structured pricing product \f$A^T y\f$ of a staircase master (RevisedSimplex::set_transpose_product()):
+/// a staircase column at output o has \f$a^T y = \sum_i s_i (\pi_i + o \sigma_i)\f$ with
+/// \f$s_i = \ell + (1 - \ell) [i \in T]\f$; with the prefix sums of \f$\pi\f$ and of \f$\sigma\f$ (the
+/// unbiasedness duals folded, bias_duals()) a pattern costs O(1) per run of consecutive labels
+/// instead of O(k): O(1) for the intervals (all one-sided and interval patterns, Claim 11), and
+/// few runs for the other patterns a bias bound's optimum needs. The first `artificial`
+/// columns are the pairs \f$\pm e_r\f$ of solve_staircase_master(); describe() the others in
+/// column order.
+class StaircaseProduct {
+ public:
+  StaircaseProduct(const UnbiasedProblem& P, Index artificial) : m_P(P), m_artificial(artificial) {}
+
+  /// Appends the next structural column.
+  void describe(const StaircaseColumn& col) {
+    Shape sh;
+    sh.output = col.output;
+    sh.first_run = m_runs.size();
+    const Index k = m_P.num_labels();
+    for (Index i = 0; i < k;) {
+      while (i < k && !col.pattern[std::size_t(i)]) ++i;
+      if (i == k) break;
+      const Index start = i;
+      while (i < k && col.pattern[std::size_t(i)]) ++i;
+      m_runs.emplace_back(start, i);
+    }
+    sh.end_run = m_runs.size();
+    m_shapes.push_back(sh);
+  }
+
+  /// out = A^T y (out sized to the artificial and described columns).
+  void multiply(const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+    const Index k = m_P.num_labels();
+    const Eigen::VectorXd sigma = bias_duals(m_P, y);
+    m_prefix_pi.assign(std::size_t(k + 1), 0.0);
+    m_prefix_sigma.assign(std::size_t(k + 1), 0.0);
+    for (Index i = 0; i < k; ++i) {
+      m_prefix_pi[std::size_t(i + 1)] = m_prefix_pi[std::size_t(i)] + y[i];
+      m_prefix_sigma[std::size_t(i + 1)] = m_prefix_sigma[std::size_t(i)] + sigma[i];
+    }
+    for (Index r = 0; r < m_artificial / 2; ++r) {
+      out[2 * r] = y[r];
+      out[2 * r + 1] = -y[r];
+    }
+    const double all_pi = m_prefix_pi[std::size_t(k)], all_sigma = m_prefix_sigma[std::size_t(k)];
+    for (std::size_t j = 0; j < m_shapes.size(); ++j) {
+      const Shape& sh = m_shapes[j];
+      const double o = sh.output;
+      double inside = 0;
+      for (std::size_t t = sh.first_run; t < sh.end_run; ++t) {
+        const auto [first, last] = m_runs[t];
+        inside += (m_prefix_pi[std::size_t(last)] - m_prefix_pi[std::size_t(first)]) +
+                  o * (m_prefix_sigma[std::size_t(last)] - m_prefix_sigma[std::size_t(first)]);
+      }
+      out[m_artificial + Index(j)] = m_P.low * (all_pi + o * all_sigma) + (1 - m_P.low) * inside;
+    }
+  }
+
+ private:
+  struct Shape {
+    double output = 0;
+    std::size_t first_run = 0, end_run = 0;  ///< the pattern's runs: m_runs[first_run, end_run)
+  };
+  const UnbiasedProblem& m_P;
+  Index m_artificial;
+  std::vector<Shape> m_shapes;
+  std::vector<std::pair<Index, Index>> m_runs;  ///< [first, last) labels of each run
+  std::vector<double> m_prefix_pi, m_prefix_sigma;
+};
+
 /// Column generation on the staircase master, on the library's engine
 /// (optim::solve_by_column_generation(), \f$\kappa = k / (1 + (k - 1) \ell)\f$, derived below): `loss_of(column)` gives
 /// the per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the columns of reduced
@@ -227,64 +296,13 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     lp.c.tail(A.cols()) = c;
   }
   S.columns = std::move(fresh);
-  // Structured pricing product for the master's simplex. A staircase column at output o has
-  // a^T y = sum_i s_i (pi_i + o sigma_i) with s_i = low + (1 - low) [i in pattern]; with the
-  // prefix sums of pi and of sigma, a column whose pattern is an interval of labels (all
-  // one-sided and interval patterns, Claim 11) costs O(1) instead of O(m).
-  struct Shape {
-    double output = 0;
-    Index first = 0, last = 0;  // pattern = labels [first, last) when `interval`
-    bool interval = true;
-  };
-  std::vector<Shape> shapes;
-  std::vector<double> prefix_pi, prefix_sigma;
-  auto describe = [&](const StaircaseColumn& col) {
-    Shape sh;
-    sh.output = col.output;
-    const Index k = P.num_labels();
-    Index i = 0;
-    while (i < k && !col.pattern[std::size_t(i)]) ++i;
-    sh.first = i;
-    while (i < k && col.pattern[std::size_t(i)]) ++i;
-    sh.last = i;
-    while (i < k && !col.pattern[std::size_t(i)]) ++i;
-    sh.interval = i == k;
-    shapes.push_back(sh);
-  };
-  for (const auto& col : S.columns) describe(col);
-  auto product = [&](const Eigen::VectorXd& y, Eigen::VectorXd& out) {
-    const Index k = P.num_labels();
-    const Eigen::VectorXd sigma = bias_duals(P, y);
-    prefix_pi.assign(std::size_t(k + 1), 0.0);
-    prefix_sigma.assign(std::size_t(k + 1), 0.0);
-    for (Index i = 0; i < k; ++i) {
-      prefix_pi[std::size_t(i + 1)] = prefix_pi[std::size_t(i)] + y[i];
-      prefix_sigma[std::size_t(i + 1)] = prefix_sigma[std::size_t(i)] + sigma[i];
-    }
-    for (Index r = 0; r < artificial / 2; ++r) {
-      out[2 * r] = y[r];
-      out[2 * r + 1] = -y[r];
-    }
-    const double all_pi = prefix_pi[std::size_t(k)], all_sigma = prefix_sigma[std::size_t(k)];
-    for (std::size_t j = 0; j < shapes.size(); ++j) {
-      const Shape& sh = shapes[j];
-      const double o = sh.output;
-      double inside;
-      if (sh.interval) {
-        inside = (prefix_pi[std::size_t(sh.last)] - prefix_pi[std::size_t(sh.first)]) +
-                 o * (prefix_sigma[std::size_t(sh.last)] - prefix_sigma[std::size_t(sh.first)]);
-      } else {
-        inside = 0;
-        for (Index i = 0; i < k; ++i)
-          if (S.columns[j].pattern[std::size_t(i)]) inside += y[i] + o * sigma[i];
-      }
-      out[artificial + Index(j)] = P.low * (all_pi + o * all_sigma) + (1 - P.low) * inside;
-    }
-  };
+  StaircaseProduct product(P, artificial);
+  for (const auto& col : S.columns) product.describe(col);
   optim::SimplexOptions simplex_options = options.simplex;
   simplex_options.compute_reduced_costs = false;  // the pricing below works from the duals
   optim::RevisedSimplex master(std::move(lp), simplex_options);
-  master.set_transpose_product(product);
+  master.set_transpose_product(
+      [&product](const Eigen::VectorXd& y, Eigen::VectorXd& out) { product.multiply(y, out); });
   {
     // Crash basis (Proposition 7): when the initial columns hold the prefixes of length
     // 0..k-1 at the lowest output and the empty pattern and the suffixes of length 1..k-1 at
@@ -402,7 +420,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     for (Index t : picked) {
       StaircaseColumn& col = last[std::size_t(t)];
       S.seen.emplace(col.output, col.pattern);
-      describe(col);
+      product.describe(col);
       S.columns.push_back(std::move(col));
     }
   };
