@@ -344,8 +344,7 @@ class RevisedSimplex {
   // the final solution.
   void set_initial_basis();
   void assemble_basis(Eigen::MatrixXd& B) const;
-  void basis_multiply(const Eigen::VectorXd& x, bool transposed, Eigen::VectorXd& out) const;
-  double refined_solve(const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const;
+  double refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const;
   bool check_or_refactor();
   bool adopt_inverse(Eigen::MatrixXd&& inverse);
   bool refactor_and_recompute();

@@ -9,6 +9,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "labeldp/optim/simplex.hpp"
@@ -33,42 +34,10 @@ inline void RevisedSimplex::set_initial_basis() {
 inline void RevisedSimplex::assemble_basis(Eigen::MatrixXd& B) const {
   const Index m = num_rows();
   B.resize(m, m);
+  Eigen::VectorXd col;
   for (Index i = 0; i < m; ++i) {
-    const Index v = m_basis[std::size_t(i)];
-    if (v >= structural_offset()) {
-      B.col(i) = m_lp.A.col(v - structural_offset());
-    } else {
-      B.col(i).setZero();
-      if (is_artificial(v))
-        B(v, i) = m_art_sign[v];
-      else
-        B(m_slack_row[std::size_t(v - m)], i) = m_slack_sign[std::size_t(v - m)];
-    }
-  }
-}
-
-// out = B x (transposed: B^T x) straight from the basic columns of A, without forming B: an
-// m x m matrix per call is an allocation of m^2 doubles (725 KB at m = 301) whose first touch
-// costs more in page faults than the product itself (the optimal-mechanism LP at k = 300
-// spent a third of its time there).
-inline void RevisedSimplex::basis_multiply(const Eigen::VectorXd& x, bool transposed, Eigen::VectorXd& out) const {
-  const Index m = num_rows(), off = structural_offset();
-  out.setZero(m);
-  for (Index i = 0; i < m; ++i) {
-    const Index v = m_basis[std::size_t(i)];
-    if (v >= off) {
-      if (transposed)
-        out[i] = m_lp.A.col(v - off).dot(x);
-      else if (x[i] != 0)
-        out.noalias() += x[i] * m_lp.A.col(v - off);
-      continue;
-    }
-    const Index row = is_artificial(v) ? v : m_slack_row[std::size_t(v - m)];
-    const double sign = is_artificial(v) ? m_art_sign[v] : m_slack_sign[std::size_t(v - m)];
-    if (transposed)
-      out[i] = sign * x[row];
-    else
-      out[row] += sign * x[i];
+    load_column(m_basis[std::size_t(i)], col);
+    B.col(i) = col;
   }
 }
 
@@ -77,19 +46,22 @@ inline void RevisedSimplex::basis_multiply(const Eigen::VectorXd& x, bool transp
 // is accurate to about 1e-12; refinement brings the residual to roundoff, which callers of
 // the solution need (the mechanisms built from x renormalize rows and are audited exactly).
 // Returns the final residual's infinity norm.
-inline double RevisedSimplex::refined_solve(const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const {
+inline double RevisedSimplex::refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed,
+                                            Eigen::VectorXd& x) const {
   x = rhs;
   if (transposed)
     m_factor.btran(x);
   else
     m_factor.ftran(x);
-  Eigen::VectorXd r(rhs.size()), Bx;
+  Eigen::VectorXd r(rhs.size());
   double norm = 0;
   // Refinement stops once the residual is at the roundoff of forming it.
   const double floor = 1e-15 * std::max(1.0, rhs.size() ? rhs.cwiseAbs().maxCoeff() : 0.0);
   for (int step = 0; step <= 2; ++step) {
-    basis_multiply(x, transposed, Bx);
-    r.noalias() = rhs - Bx;
+    if (transposed)
+      r.noalias() = rhs - B.transpose() * x;
+    else
+      r.noalias() = rhs - B * x;
     norm = r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
     if (step == 2 || !(norm > floor) || !std::isfinite(norm)) break;
     if (transposed)
@@ -109,10 +81,12 @@ inline bool RevisedSimplex::check_or_refactor() {
   const Index m = num_rows();
   if (m_factor.num_updates() >= kMaxUpdatesPerInterval * m_options.refactorization_interval)
     return refactor_and_recompute();
+  Eigen::MatrixXd B;
+  assemble_basis(B);
   Eigen::VectorXd xb, y, cb(m);
   for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
-  const double primal_residual = refined_solve(m_lp.b, false, xb);
-  const double dual_residual = refined_solve(cb, true, y);
+  const double primal_residual = refined_solve(B, m_lp.b, false, xb);
+  const double dual_residual = refined_solve(B, cb, true, y);
   const double a_scale = std::max(1.0, m_max_abs_entry);
   const double x_scale = std::max(1.0, m ? xb.cwiseAbs().maxCoeff() : 0.0);
   const double y_scale = std::max(1.0, m ? y.cwiseAbs().maxCoeff() : 0.0);
@@ -133,20 +107,19 @@ inline bool RevisedSimplex::check_or_refactor() {
 inline bool RevisedSimplex::adopt_inverse(Eigen::MatrixXd&& inverse) {
   const Index m = num_rows();
   if (inverse.rows() != m || inverse.cols() != m || !inverse.allFinite()) return false;
-  Eigen::VectorXd r(m), Br, left, right;
+  Eigen::MatrixXd B;
+  assemble_basis(B);
+  Eigen::VectorXd r(m);
   for (Index i = 0; i < m; ++i) r[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i % 7) / 7.0);
   const double scale = std::max(1.0, m_max_abs_entry) * std::max(1.0, inverse.cwiseAbs().maxCoeff()) * double(m);
-  basis_multiply(inverse * r, false, left);
-  left -= r;
-  basis_multiply(r, false, Br);
-  right.noalias() = inverse * Br - r;
+  const Eigen::VectorXd left = B * (inverse * r) - r, right = inverse * (B * r) - r;
   if (!(left.cwiseAbs().maxCoeff() <= kResidualTolerance * scale &&
         right.cwiseAbs().maxCoeff() <= kResidualTolerance * scale))
     return false;
   m_factor.set_inverse(std::move(inverse));  // taken over, not copied
   m_checked_at = 0;
   m_checked_duals.resize(0);
-  refined_solve(m_lp.b, false, m_xb);
+  refined_solve(B, m_lp.b, false, m_xb);
   return m_xb.allFinite();
 }
 
@@ -158,7 +131,7 @@ inline bool RevisedSimplex::refactor_and_recompute() {
   m_checked_at = 0;
   m_checked_duals.resize(0);
   if (!m_factor.refactor(B, kSingularTolerance)) return false;
-  refined_solve(m_lp.b, false, m_xb);
+  refined_solve(B, m_lp.b, false, m_xb);
   return m_xb.allFinite();
 }
 
@@ -223,7 +196,9 @@ inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& r
     } else {
       Eigen::VectorXd cb(m);
       for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
-      refined_solve(cb, true, result.duals);
+      Eigen::MatrixXd B;
+      assemble_basis(B);
+      refined_solve(B, cb, true, result.duals);
     }
   }
   if (m_options.compute_reduced_costs) result.reduced_costs = m_lp.c - m_lp.A.transpose() * result.duals;
