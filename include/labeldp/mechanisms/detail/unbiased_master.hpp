@@ -362,7 +362,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
         Eigen::MatrixXd inverse(2 * k, 2 * k);
         inverse << hi * inv_lo, -inv_lo, -lo * inv_hi, inv_hi;
         inverse /= hi - lo;
-        master.set_basis(basis, inverse);
+        master.set_basis(basis, std::move(inverse));
       }
     }
   }
