@@ -60,60 +60,64 @@ TEST_CASE("property: RR-on-Bins, 2400 instances (squared, absolute, Poisson)", "
   Space space;
   space.losses = {LossKind::Squared, LossKind::Absolute, LossKind::Poisson};
   space.extreme_eps = kExtremeEps;
-  run_family("rr-on-bins", 1, 2400, [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
-    Draw d(seed);
-    in = make_instance("rr-on-bins", seed, space, d);
-    with_loss(in.loss, [&](auto loss) {
-      const auto sol = solve_rr_on_bins(in.prior, in.eps, loss);
-      ++tally.outcomes[optim::to_string(sol.status)];
-      const RROnBins<double>& rr = sol.mechanism;
-      in.extra = "bins " + std::to_string(rr.num_outputs());
-      const std::string json = rr.to_json();
-      const Matrix<double> printed = printed_probabilities(json);
-      const FiniteMechanism<double> stored = rr.mechanism();
-      check_printed(in, printed, stored, f);
-      check_loads(json, printed, f);
-      // RR-on-Bins samples from its own CyclicRandomizedResponse (W0 on the bin, W1 elsewhere):
-      // rebuilt here, checked exactly, and matched to realized_probabilities().
-      const Index bins = rr.num_outputs();
-      const CyclicRandomizedResponse crr(bins, table_epsilon(in.eps));
-      const auto [w0, w1] = crr.weights();
-      if (w0 + detail::u128(bins - 1) * w1 != (detail::u128(1) << 64)) f.fail("W0 + (d-1) W1 != 2^64");
-      if (bins > 1) {
-        if (!(w1 > 0 && w0 >= w1))
-          f.fail("RR-on-Bins weights W0 " + num((long double)w0) + " W1 " + num((long double)w1));
-        const long double e = std::exp((long double)in.eps) * (1 - std::ldexp(1.0L, -60));
-        if (!((long double)w0 <= (long double)w1 * e))
-          f.fail("RR-on-Bins sampler W0/W1 = " + num((long double)w0 / (long double)w1) + " exceeds e^eps");
-      }
-      const Matrix<double> realized = rr.realized_probabilities();
-      for (Index i = 0; i < rr.num_inputs(); ++i)
-        for (Index j = 0; j < bins; ++j) {
-          const long double w = j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability();
-          if (realized(i, j) != double(w)) {
-            f.fail("realized_probabilities() differs from the sampler's weights at (" + std::to_string(i) + ", " +
-                   std::to_string(j) + ")");
-            i = rr.num_inputs();
-            break;
-          }
-        }
-      if (find_epsilon_violation(realized, in.eps).column >= 0)
-        f.fail("realized_probabilities() (doubles) fail find_epsilon_violation");
-      ++tally.monte_carlo;
-      check_expected_loss(
-          in.prior, in.loss,
-          [&](Index i) {
-            Row r;
-            for (Index j = 0; j < bins; ++j) {
-              r.outputs.push_back(rr.outputs()[j]);
-              r.probs.push_back(j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability());
-            }
-            return r;
-          },
-          [&](Index i, SeededRandom& g) { return rr.sample(in.prior.value(i), g); },
-          double(rr.expected_loss(in.prior, loss)), kDraws, seed, "rr-on-bins", f);
-    });
-  });
+  check_known_fraction(
+      run_family("rr-on-bins", 1, 2400,
+                 [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
+                   Draw d(seed);
+                   in = make_instance("rr-on-bins", seed, space, d);
+                   with_loss(in.loss, [&](auto loss) {
+                     const auto sol = solve_rr_on_bins(in.prior, in.eps, loss);
+                     ++tally.outcomes[optim::to_string(sol.status)];
+                     const RROnBins<double>& rr = sol.mechanism;
+                     in.extra = "bins " + std::to_string(rr.num_outputs());
+                     const std::string json = rr.to_json();
+                     const Matrix<double> printed = printed_probabilities(json);
+                     const FiniteMechanism<double> stored = rr.mechanism();
+                     check_printed(in, printed, stored, f);
+                     check_loads(json, printed, f);
+                     // RR-on-Bins samples from its own CyclicRandomizedResponse (W0 on the bin, W1 elsewhere):
+                     // rebuilt here, checked exactly, and matched to realized_probabilities().
+                     const Index bins = rr.num_outputs();
+                     const CyclicRandomizedResponse crr(bins, table_epsilon(in.eps));
+                     const auto [w0, w1] = crr.weights();
+                     if (w0 + detail::u128(bins - 1) * w1 != (detail::u128(1) << 64)) f.fail("W0 + (d-1) W1 != 2^64");
+                     if (bins > 1) {
+                       if (!(w1 > 0 && w0 >= w1))
+                         f.fail("RR-on-Bins weights W0 " + num((long double)w0) + " W1 " + num((long double)w1));
+                       const long double e = std::exp((long double)in.eps) * (1 - std::ldexp(1.0L, -60));
+                       if (!((long double)w0 <= (long double)w1 * e))
+                         f.fail("RR-on-Bins sampler W0/W1 = " + num((long double)w0 / (long double)w1) +
+                                " exceeds e^eps");
+                     }
+                     const Matrix<double> realized = rr.realized_probabilities();
+                     for (Index i = 0; i < rr.num_inputs(); ++i)
+                       for (Index j = 0; j < bins; ++j) {
+                         const long double w = j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability();
+                         if (realized(i, j) != double(w)) {
+                           f.fail("realized_probabilities() differs from the sampler's weights at (" +
+                                  std::to_string(i) + ", " + std::to_string(j) + ")");
+                           i = rr.num_inputs();
+                           break;
+                         }
+                       }
+                     if (find_epsilon_violation(realized, in.eps).column >= 0)
+                       f.fail("realized_probabilities() (doubles) fail find_epsilon_violation");
+                     ++tally.monte_carlo;
+                     check_expected_loss(
+                         in.prior, in.loss,
+                         [&](Index i) {
+                           Row r;
+                           for (Index j = 0; j < bins; ++j) {
+                             r.outputs.push_back(rr.outputs()[j]);
+                             r.probs.push_back(j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability());
+                           }
+                           return r;
+                         },
+                         [&](Index i, SeededRandom& g) { return rr.sample(in.prior.value(i), g); },
+                         double(rr.expected_loss(in.prior, loss)), kDraws, seed, "rr-on-bins", f);
+                   });
+                 }),
+      0);
 }
 
 namespace {
@@ -123,31 +127,35 @@ void randomized_response_family(const std::string& kind, std::uint64_t tag, int 
   Space space;
   space.losses = {LossKind::Squared, LossKind::Absolute, LossKind::Poisson};
   space.extreme_eps = kExtremeEps;
-  run_family(kind, tag, count, [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
-    Draw d(seed);
-    in = make_instance(kind, seed, space, d);
-    BaselineSpec spec;
-    spec.kind = kind;
-    spec.eps = in.eps;
-    spec.prior = in.prior;
-    const AnyMechanism m = make_baseline(spec);
-    const FiniteMechanism<double>& stored = *m.finite();
-    in.extra = "outputs " + std::to_string(stored.num_outputs());
-    const FiniteMechanism<double> direct =
-        kind == "rr" ? randomized_response(in.prior.values(), in.eps) : rr_with_prior(in.prior, in.eps);
-    if (direct.probabilities() != stored.probabilities()) f.fail("make_baseline differs from the direct construction");
-    const std::string json = m.to_json();
-    const Matrix<double> printed = printed_probabilities(json);
-    check_printed(in, printed, stored, f);
-    check_loads(json, printed, f);
-    ++tally.monte_carlo;
-    with_loss(in.loss, [&](auto loss) {
-      check_expected_loss(
-          in.prior, in.loss, [&](Index i) { return realized_row(stored, i); },
-          [&](Index i, SeededRandom& g) { return m.sample(in.prior.value(i), g); },
-          double(stored.expected_loss(in.prior, loss)), kDraws, seed, kind, f);
-    });
-  });
+  check_known_fraction(run_family(kind, tag, count,
+                                  [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
+                                    Draw d(seed);
+                                    in = make_instance(kind, seed, space, d);
+                                    BaselineSpec spec;
+                                    spec.kind = kind;
+                                    spec.eps = in.eps;
+                                    spec.prior = in.prior;
+                                    const AnyMechanism m = make_baseline(spec);
+                                    const FiniteMechanism<double>& stored = *m.finite();
+                                    in.extra = "outputs " + std::to_string(stored.num_outputs());
+                                    const FiniteMechanism<double> direct =
+                                        kind == "rr" ? randomized_response(in.prior.values(), in.eps)
+                                                     : rr_with_prior(in.prior, in.eps);
+                                    if (direct.probabilities() != stored.probabilities())
+                                      f.fail("make_baseline differs from the direct construction");
+                                    const std::string json = m.to_json();
+                                    const Matrix<double> printed = printed_probabilities(json);
+                                    check_printed(in, printed, stored, f);
+                                    check_loads(json, printed, f);
+                                    ++tally.monte_carlo;
+                                    with_loss(in.loss, [&](auto loss) {
+                                      check_expected_loss(
+                                          in.prior, in.loss, [&](Index i) { return realized_row(stored, i); },
+                                          [&](Index i, SeededRandom& g) { return m.sample(in.prior.value(i), g); },
+                                          double(stored.expected_loss(in.prior, loss)), kDraws, seed, kind, f);
+                                    });
+                                  }),
+                       0);
 }
 
 }  // namespace
@@ -164,20 +172,23 @@ TEST_CASE("property: debiased randomized response, 600 instances", "[property][u
   Space space;
   space.losses = {LossKind::Squared, LossKind::Absolute};
   space.extreme_eps = kExtremeEps;
-  run_family("dbrr", 4, 600, [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
-    Draw d(seed);
-    in = make_instance("dbrr", seed, space, d);
-    const FiniteMechanism<double> m = debiased_randomized_response(in.prior.values(), in.eps);
-    const Matrix<double> printed = printed_probabilities(m);
-    check_printed(in, printed, m, f);
-    ++tally.monte_carlo;
-    with_loss(in.loss, [&](auto loss) {
-      check_expected_loss(
-          in.prior, in.loss, [&](Index i) { return realized_row(m, i); },
-          [&](Index i, SeededRandom& g) { return m.sample(in.prior.value(i), g); },
-          double(m.expected_loss(in.prior, loss)), kDraws, seed, "dbrr", f);
-    });
-  });
+  check_known_fraction(run_family("dbrr", 4, 600,
+                                  [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
+                                    Draw d(seed);
+                                    in = make_instance("dbrr", seed, space, d);
+                                    const FiniteMechanism<double> m =
+                                        debiased_randomized_response(in.prior.values(), in.eps);
+                                    const Matrix<double> printed = printed_probabilities(m);
+                                    check_printed(in, printed, m, f);
+                                    ++tally.monte_carlo;
+                                    with_loss(in.loss, [&](auto loss) {
+                                      check_expected_loss(
+                                          in.prior, in.loss, [&](Index i) { return realized_row(m, i); },
+                                          [&](Index i, SeededRandom& g) { return m.sample(in.prior.value(i), g); },
+                                          double(m.expected_loss(in.prior, loss)), kDraws, seed, "dbrr", f);
+                                    });
+                                  }),
+                       0);
 }
 
 namespace {
@@ -265,19 +276,21 @@ TEST_CASE("property: discrete Laplace (clipped), 600 instances", "[property][add
 TEST_CASE("property: exponential mechanism, 600 instances", "[property][additive_noise]") {
   Space space;
   space.extreme_eps = {1e-6, 1e-3, 80, 300, 700, 1000};
-  run_family("exponential", 6, 600, [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
-    Draw d(seed);
-    const LabelGrid<double> grid = lattice_instance("exponential", seed, space, in, d);
-    const ExponentialMechanism<double> m(grid, in.eps);
-    const FiniteMechanism<double>& fm = m.finite();
-    check_printed(in, printed_probabilities(fm), fm, f);
-    io::load_mechanism(m.to_json(), "printed");
-    ++tally.monte_carlo;
-    check_expected_loss(
-        in.prior, LossKind::Squared, [&](Index i) { return realized_row(fm, i); },
-        [&](Index i, SeededRandom& g) { return m.sample(in.prior.value(i), g); }, double(m.expected_loss(in.prior)),
-        kDraws, seed, "exponential", f);
-  });
+  check_known_fraction(run_family("exponential", 6, 600,
+                                  [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
+                                    Draw d(seed);
+                                    const LabelGrid<double> grid = lattice_instance("exponential", seed, space, in, d);
+                                    const ExponentialMechanism<double> m(grid, in.eps);
+                                    const FiniteMechanism<double>& fm = m.finite();
+                                    check_printed(in, printed_probabilities(fm), fm, f);
+                                    io::load_mechanism(m.to_json(), "printed");
+                                    ++tally.monte_carlo;
+                                    check_expected_loss(
+                                        in.prior, LossKind::Squared, [&](Index i) { return realized_row(fm, i); },
+                                        [&](Index i, SeededRandom& g) { return m.sample(in.prior.value(i), g); },
+                                        double(m.expected_loss(in.prior)), kDraws, seed, "exponential", f);
+                                  }),
+                       0);
 }
 
 // Known issue (reported to the owner of mechanisms/rpwithprior.hpp): RPWithPrior's sampled rows
