@@ -129,6 +129,18 @@ inline std::vector<StaircaseColumn> one_sided_columns(Index k, double output, In
   return cols;
 }
 
+/// The column of the interval pattern [a, b) of k labels at output `o` (grid point
+/// `grid_index`) with reduced cost `rc`.
+inline StaircaseColumn interval_column(Index k, Index a, Index b, double o, Index grid_index, double rc) {
+  StaircaseColumn c;
+  c.pattern.assign(std::size_t(k), 0);
+  for (Index i = a; i < b; ++i) c.pattern[std::size_t(i)] = 1;
+  c.output = o;
+  c.grid_index = grid_index;
+  c.reduced_cost = rc;
+  return c;
+}
+
 /// Appends the one-sided columns (pattern a prefix or a suffix of the sorted labels) at output
 /// `o` whose reduced cost, from the per-label terms at o, is below `-tolerance`. Adding them
 /// with the best pattern at each priced output is what makes column generation converge in
@@ -144,24 +156,8 @@ inline void append_one_sided(const UnbiasedProblem& P, const Eigen::Ref<const Ei
     if (len > 0) head += terms[len - 1];
     const double prefix_rc = head + P.low * (total - head);
     const double suffix_rc = (total - head) + P.low * head;  // U on labels len..k-1
-    if (prefix_rc < -tolerance) {
-      StaircaseColumn c;
-      c.pattern.assign(std::size_t(k), 0);
-      for (Index i = 0; i < len; ++i) c.pattern[std::size_t(i)] = 1;
-      c.output = o;
-      c.grid_index = grid_index;
-      c.reduced_cost = prefix_rc;
-      out.push_back(std::move(c));
-    }
-    if (len > 0 && suffix_rc < -tolerance) {
-      StaircaseColumn c;
-      c.pattern.assign(std::size_t(k), 0);
-      for (Index i = len; i < k; ++i) c.pattern[std::size_t(i)] = 1;
-      c.output = o;
-      c.grid_index = grid_index;
-      c.reduced_cost = suffix_rc;
-      out.push_back(std::move(c));
-    }
+    if (prefix_rc < -tolerance) out.push_back(interval_column(k, 0, len, o, grid_index, prefix_rc));
+    if (len > 0 && suffix_rc < -tolerance) out.push_back(interval_column(k, len, k, o, grid_index, suffix_rc));
   }
 }
 
@@ -188,14 +184,7 @@ inline void append_interval_neighbours(const UnbiasedProblem& P, const Eigen::Re
     if (a < 0 || b > k || a >= b) return;
     // Reduced cost of the interval [a, b): low * (all terms) + (1 - low) * (its terms).
     const double rc = P.low * total + (1 - P.low) * terms.segment(a, b - a).sum();
-    if (!(rc < -tolerance)) return;
-    StaircaseColumn c;
-    c.pattern.assign(std::size_t(k), 0);
-    for (Index i = a; i < b; ++i) c.pattern[std::size_t(i)] = 1;
-    c.output = o;
-    c.grid_index = grid_index;
-    c.reduced_cost = rc;
-    out.push_back(std::move(c));
+    if (rc < -tolerance) out.push_back(interval_column(k, a, b, o, grid_index, rc));
   };
   add(first - 1, last);
   add(first + 1, last);
