@@ -60,64 +60,63 @@ TEST_CASE("property: RR-on-Bins, 2400 instances (squared, absolute, Poisson)", "
   Space space;
   space.losses = {LossKind::Squared, LossKind::Absolute, LossKind::Poisson};
   space.extreme_eps = kExtremeEps;
-  check_known_fraction(
-      run_family("rr-on-bins", 1, 2400,
-                 [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
-                   Draw d(seed);
-                   in = make_instance("rr-on-bins", seed, space, d);
-                   with_loss(in.loss, [&](auto loss) {
-                     const auto sol = solve_rr_on_bins(in.prior, in.eps, loss);
-                     ++tally.outcomes[optim::to_string(sol.status)];
-                     const RROnBins<double>& rr = sol.mechanism;
-                     in.extra = "bins " + std::to_string(rr.num_outputs());
-                     const std::string json = rr.to_json();
-                     const Matrix<double> printed = printed_probabilities(json);
-                     const FiniteMechanism<double> stored = rr.mechanism();
-                     check_printed(in, printed, stored, f);
-                     check_loads(json, printed, f);
-                     // RR-on-Bins samples from its own CyclicRandomizedResponse (W0 on the bin, W1 elsewhere):
-                     // rebuilt here, checked exactly, and matched to realized_probabilities().
-                     const Index bins = rr.num_outputs();
-                     const CyclicRandomizedResponse crr(bins, table_epsilon(in.eps));
-                     const auto [w0, w1] = crr.weights();
-                     if (w0 + detail::u128(bins - 1) * w1 != (detail::u128(1) << 64)) f.fail("W0 + (d-1) W1 != 2^64");
-                     if (bins > 1) {
-                       if (!(w1 > 0 && w0 >= w1))
-                         f.fail("RR-on-Bins weights W0 " + num((long double)w0) + " W1 " + num((long double)w1));
-                       const long double e = std::exp((long double)in.eps) * (1 - std::ldexp(1.0L, -60));
-                       if (!((long double)w0 <= (long double)w1 * e))
-                         f.fail("RR-on-Bins sampler W0/W1 = " + num((long double)w0 / (long double)w1) +
-                                " exceeds e^eps");
-                     }
-                     const Matrix<double> realized = rr.realized_probabilities();
-                     for (Index i = 0; i < rr.num_inputs(); ++i)
-                       for (Index j = 0; j < bins; ++j) {
-                         const long double w = j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability();
-                         if (realized(i, j) != double(w)) {
-                           f.fail("realized_probabilities() differs from the sampler's weights at (" +
-                                  std::to_string(i) + ", " + std::to_string(j) + ")");
-                           i = rr.num_inputs();
-                           break;
-                         }
-                       }
-                     if (find_epsilon_violation(realized, in.eps).column >= 0)
-                       f.fail("realized_probabilities() (doubles) fail find_epsilon_violation");
-                     ++tally.monte_carlo;
-                     check_expected_loss(
-                         in.prior, in.loss,
-                         [&](Index i) {
-                           Row r;
-                           for (Index j = 0; j < bins; ++j) {
-                             r.outputs.push_back(rr.outputs()[j]);
-                             r.probs.push_back(j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability());
-                           }
-                           return r;
-                         },
-                         [&](Index i, SeededRandom& g) { return rr.sample(in.prior.value(i), g); },
-                         double(rr.expected_loss(in.prior, loss)), kDraws, seed, "rr-on-bins", f);
-                   });
-                 }),
-      0);
+  const Tally rr_tally =
+      run_family("rr-on-bins", 1, 2400, [&](std::uint64_t seed, Instance& in, Findings& f, Tally& tally) {
+        Draw d(seed);
+        in = make_instance("rr-on-bins", seed, space, d);
+        with_loss(in.loss, [&](auto loss) {
+          const auto sol = solve_rr_on_bins(in.prior, in.eps, loss);
+          ++tally.outcomes[optim::to_string(sol.status)];
+          const RROnBins<double>& rr = sol.mechanism;
+          in.extra = "bins " + std::to_string(rr.num_outputs());
+          const std::string json = rr.to_json();
+          const Matrix<double> printed = printed_probabilities(json);
+          const FiniteMechanism<double> stored = rr.mechanism();
+          check_printed(in, printed, stored, f);
+          check_loads(json, printed, f);
+          // RR-on-Bins samples from its own CyclicRandomizedResponse (W0 on the bin, W1 elsewhere):
+          // rebuilt here, checked exactly, and matched to realized_probabilities().
+          const Index bins = rr.num_outputs();
+          const CyclicRandomizedResponse crr(bins, table_epsilon(in.eps));
+          const auto [w0, w1] = crr.weights();
+          if (w0 + detail::u128(bins - 1) * w1 != (detail::u128(1) << 64)) f.fail("W0 + (d-1) W1 != 2^64");
+          if (bins > 1) {
+            if (!(w1 > 0 && w0 >= w1))
+              f.fail("RR-on-Bins weights W0 " + num((long double)w0) + " W1 " + num((long double)w1));
+            const long double e = std::exp((long double)in.eps) * (1 - std::ldexp(1.0L, -60));
+            if (!((long double)w0 <= (long double)w1 * e))
+              f.fail("RR-on-Bins sampler W0/W1 = " + num((long double)w0 / (long double)w1) + " exceeds e^eps");
+          }
+          const Matrix<double> realized = rr.realized_probabilities();
+          for (Index i = 0; i < rr.num_inputs(); ++i)
+            for (Index j = 0; j < bins; ++j) {
+              const long double w = j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability();
+              if (realized(i, j) != double(w)) {
+                f.fail("realized_probabilities() differs from the sampler's weights at (" + std::to_string(i) + ", " +
+                       std::to_string(j) + ")");
+                i = rr.num_inputs();
+                break;
+              }
+            }
+          if (find_epsilon_violation(realized, in.eps).column >= 0)
+            f.fail("realized_probabilities() (doubles) fail find_epsilon_violation");
+          ++tally.monte_carlo;
+          check_expected_loss(
+              in.prior, in.loss,
+              [&](Index i) {
+                Row r;
+                for (Index j = 0; j < bins; ++j) {
+                  r.outputs.push_back(rr.outputs()[j]);
+                  r.probs.push_back(j == rr.bin_of(i) ? crr.own_probability() : crr.other_probability());
+                }
+                return r;
+              },
+              [&](Index i, SeededRandom& g) { return rr.sample(in.prior.value(i), g); },
+              double(rr.expected_loss(in.prior, loss)), kDraws, seed, "rr-on-bins", f);
+        });
+      });
+  CHECK(rr_tally.monte_carlo == rr_tally.instances);  // every instance was sampled and checked
+  check_known_fraction(rr_tally, 0);
 }
 
 namespace {
