@@ -432,6 +432,76 @@ TEST_CASE("column generation: round limit gives IterationLimit with a valid boun
   }
 }
 
+TEST_CASE("column generation: the tailing-off test stops where the objective's fall says, with IterationLimit",
+          "[column_generation]") {
+  // The first of a few instances that take at least 8 rounds.
+  CuttingStock cs;
+  for (std::uint64_t seed = 3; seed < 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    cs = random_cutting_stock(rng, 12);
+    RevisedSimplex master(initial_cutting_stock_master(cs));
+    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
+    ColumnGenerationOptions opt;
+    opt.column_sum_bound = cs.demands.sum();
+    if (labeldp::optim::solve_by_column_generation(master, pricing, opt).rounds >= 8) break;
+  }
+  const auto solve = [&](const ColumnGenerationOptions& opt) {
+    RevisedSimplex master(initial_cutting_stock_master(cs));
+    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
+    auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
+    require_feasible(master.problem(), r.master.x);
+    return r;
+  };
+  ColumnGenerationOptions base;
+  base.column_sum_bound = cs.demands.sum();
+  const auto full = solve(base);
+  REQUIRE(full.status == SolveStatus::Optimal);
+  const Index needed = full.rounds;
+  REQUIRE(needed >= 8);
+  // Oracle: z_r, the master objective after r appending rounds, from solves stopped there.
+  std::vector<double> z;
+  for (Index r = 0; r <= needed; ++r) {
+    ColumnGenerationOptions opt = base;
+    opt.max_rounds = r;
+    z.push_back(solve(opt).master.objective);
+  }
+  const Index window = 2, from = 3;
+  // Relative falls over the window from round `from` on; their median is a threshold some
+  // rounds meet and some do not.
+  std::vector<double> falls;
+  for (Index r = from; r < needed; ++r)
+    falls.push_back((z[std::size_t(r - window)] - z[std::size_t(r)]) / std::abs(z[std::size_t(r)]));
+  std::vector<double> sorted = falls;
+  std::sort(sorted.begin(), sorted.end());
+  for (const double first : {0.0, 1e9}) {
+    for (const double later : {0.0, sorted[sorted.size() / 2], 1e9}) {
+      ColumnGenerationOptions opt = base;
+      opt.tailing_off_from = from;
+      opt.tailing_off_window = window;
+      opt.tailing_off_first_decrease = first;
+      opt.tailing_off_decrease = later;
+      Index expected = -1;  // the first round whose fall is below what it needs; -1: none
+      for (Index r = from; r < needed && expected < 0; ++r)
+        if (!(z[std::size_t(r - window)] - z[std::size_t(r)] >=
+              (r == from ? first : later) * std::abs(z[std::size_t(r)])))
+          expected = r;
+      INFO("first " << first << " later " << later << " expected stop " << expected);
+      const auto r = solve(opt);
+      require_certificate(r, opt.gap_tolerance);
+      if (expected < 0) {
+        REQUIRE(r.status == SolveStatus::Optimal);
+        REQUIRE(r.rounds == needed);
+        REQUIRE(r.master.objective == full.master.objective);
+      } else {
+        REQUIRE(r.status == SolveStatus::IterationLimit);
+        REQUIRE(r.rounds == expected);
+        REQUIRE(r.master.objective == z[std::size_t(expected)]);
+        REQUIRE(r.lower_bound <= r.master.objective);
+      }
+    }
+  }
+}
+
 TEST_CASE("column generation: time limit 0 gives TimeLimit with a valid bound and a feasible master",
           "[column_generation]") {
   std::mt19937_64 rng(11);
@@ -654,6 +724,11 @@ TEST_CASE("column generation rejects: options out of range, naming the field", "
   rejects([](ColumnGenerationOptions& o) { o.dual_smoothing = 1; }, "'dual_smoothing' must be in [0, 1), got 1");
   rejects([](ColumnGenerationOptions& o) { o.dual_smoothing = -0.1; }, "'dual_smoothing'");
   rejects([](ColumnGenerationOptions& o) { o.max_columns_per_round = -2; }, "'max_columns_per_round' must be >= 0");
+  rejects([](ColumnGenerationOptions& o) { o.tailing_off_from = -1; }, "'tailing_off_from' must be >= 0");
+  rejects([](ColumnGenerationOptions& o) { o.tailing_off_window = 0; }, "'tailing_off_window' must be at least 1");
+  rejects([](ColumnGenerationOptions& o) { o.tailing_off_decrease = -0.1; }, "'tailing_off_decrease'");
+  rejects([](ColumnGenerationOptions& o) { o.tailing_off_first_decrease = std::nan(""); },
+          "'tailing_off_first_decrease'");
   rejects([](ColumnGenerationOptions& o) { o.warm_duals = Eigen::VectorXd::Constant(2, std::nan("")); },
           "'warm_duals' must be finite");
   ColumnGenerationOptions ok;

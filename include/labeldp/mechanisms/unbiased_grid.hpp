@@ -154,31 +154,8 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     }
   }
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd { return loss_values.col(col.grid_index); };
-  // Tailing-off test of the first column-generation stage (below): past `progress_from` rounds
-  // the oracle declines to price (returns no column, the engine then stops with the master's
-  // solution so far and the barrier takes over) unless the master objective z = b^T y (the
-  // oracle's duals are the master's when there is no dual smoothing) fell by at least
-  // `progress_needed` (relative) over the last `progress_window` rounds: 15% at the budget,
-  // 5% after it. Tailing off is the opposite, z nearly flat while the bound lags (Luebbecke and
-  // Desrosiers 2005, Sec. 4.2). Measured, weeks-like k = 52, grid 416, at the 41-round budget:
-  // z fell 33% over the last 10 rounds at eps 8 (converged at round 60), 9% at eps 4, 6.5% at
-  // eps 3 and 1.2% at eps 2 (these need 160-200 rounds; the barrier finishes them sooner).
-  const Eigen::VectorXd master_rhs = detail::empty_master(P).b;
-  std::vector<double> objectives;
-  Index progress_from = -1;
-  const Index progress_window = 10;
   auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
-    std::vector<detail::StaircaseColumn> columns =
-        detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
-    if (progress_from < 0) return columns;
-    objectives.push_back(master_rhs.dot(duals));
-    const Index round = Index(objectives.size()) - 1;
-    if (round >= progress_from && round >= progress_window && !columns.empty()) {
-      const double z = objectives.back(), before = objectives[std::size_t(round - progress_window)];
-      const double progress_needed = round == progress_from ? 0.15 : 0.05;
-      if (!(before - z >= progress_needed * std::abs(z))) columns.clear();
-    }
-    return columns;
+    return detail::price_grid(P, weighted, scaled, duals, tol, 2 * k + 2, min_rc);
   };
   // Costs are O(1) after scaling, so the LP's duals are far below this penalty unless the
   // output set is nearly infeasible.
@@ -217,13 +194,18 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     UnbiasedOptions first = options;
     first.max_rounds = std::max<Index>(budget, 12);
     // Past the budget, up to 3x the budget while the master objective still falls fast (the
-    // tailing-off test of `price` above; without dual smoothing only, where the oracle sees
-    // the master's duals). Weeks, grid 416, eps 8: 60 rounds, 0.05 s CPU, against 41 rounds
-    // plus the barrier, 0.14 s.
+    // engine's tailing-off test, optim::ColumnGenerationOptions::tailing_off_from: 15% over
+    // the last 10 rounds at the budget, 5% after). Tailing off is the opposite, z nearly flat
+    // while the bound lags. Weeks-like k = 52, grid 416, at the 41-round budget: z fell 33%
+    // over the last 10 rounds at eps 8 (60 rounds, 0.05 s CPU, against 41 rounds plus the
+    // barrier, 0.14 s), 9% at eps 4, 6.5% at eps 3 and 1.2% at eps 2 (these need 160-200
+    // rounds; the barrier finishes them sooner).
+    // Measured without dual smoothing only (k < 100 by default).
     const double smoothing =
         options.dual_smoothing == double(kAutomatic) ? (k >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+    Index tailing_off_from = optim::kUnlimited;
     if (smoothing == 0 && std::min(3 * budget, options.max_rounds) > first.max_rounds) {
-      progress_from = first.max_rounds;
+      tailing_off_from = first.max_rounds;
       first.max_rounds = std::min(3 * budget, options.max_rounds);
     }
     // Up to 4k columns a round (the master's default is 2k): with the interval neighbours of
@@ -235,8 +217,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     // below 1e-9 but a 3.6e-5 relative gap, and the barrier then costs 8x the whole solve.
     first.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11);
     first.simplex.dual_feasibility_tolerance = std::min(options.simplex.dual_feasibility_tolerance, 1e-11);
-    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty, {}, crash);
-    progress_from = -1;  // the crossover below prices every round
+    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty, {}, crash, tailing_off_from);
     // The user's time limit ends the solve here with the best feasible master and its gap.
     if (S.status == optim::SolveStatus::Optimal || S.status == optim::SolveStatus::TimeLimit) {
       UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);

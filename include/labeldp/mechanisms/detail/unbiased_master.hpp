@@ -264,10 +264,14 @@ class StaircaseProduct {
 /// `crash`: a caller's crash basis (StaircaseCrash), tried before Proposition 7's; its columns
 /// must be among `initial`. Ignored (Proposition 7's basis, or phase 1, instead) when a column
 /// is missing or the simplex rejects the basis.
+/// `tailing_off_from`: rounds after which column generation goes on only while it converges
+/// fast, else stops with IterationLimit (optim::ColumnGenerationOptions::tailing_off_from;
+/// kUnlimited = off).
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
                                        Price&& price, const UnbiasedOptions& options, double penalty = 0,
-                                       const Eigen::VectorXd& warm_duals = {}, const StaircaseCrash& crash = {}) {
+                                       const Eigen::VectorXd& warm_duals = {}, const StaircaseCrash& crash = {},
+                                       Index tailing_off_from = optim::kUnlimited) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
@@ -389,6 +393,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   cg.max_columns_per_round =
       options.max_columns_per_round == kAutomatic ? 2 * P.num_labels() : options.max_columns_per_round;
   cg.warm_duals = warm_duals;
+  cg.tailing_off_from = tailing_off_from;
   // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
   // over its whole column space) returning the priced columns not yet in the master, once
   // each. `last` keeps their metadata until the engine says which ones it appended. Without
