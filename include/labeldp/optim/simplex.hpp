@@ -343,7 +343,7 @@ class RevisedSimplex {
   // the factorization, residual checks and refactorization, phase 1's leftover artificials, and
   // the final solution.
   void set_initial_basis();
-  void assemble_basis(Eigen::MatrixXd& B) const;
+  const Eigen::MatrixXd& assemble_basis() const;
   double refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed, Eigen::VectorXd& x) const;
   bool check_or_refactor();
   bool adopt_inverse(Eigen::MatrixXd&& inverse);
@@ -385,6 +385,10 @@ class RevisedSimplex {
   std::vector<Index> m_position;  // basis position of each variable, -1 if nonbasic
   Eigen::VectorXd m_xb;           // values of the basic variables
   detail::BasisFactorization m_factor;
+  // The basis matrix of the last assemble_basis(), kept so that the next one reuses its storage:
+  // a fresh m x m allocation per residual check is touched page by page (at m = 301, 725 KB,
+  // a fifth of a small optimal-LP solve went to those page faults and copies).
+  mutable Eigen::MatrixXd m_basis_matrix;
   bool m_warm = false;
   Index m_checked_at = 0;           // m_factor.num_updates() at the last passed residual check
   Eigen::VectorXd m_checked_duals;  // phase-2 duals refined by that check (empty after a refactor)

@@ -31,14 +31,23 @@ inline void RevisedSimplex::set_initial_basis() {
 }
 
 // The basis matrix (column i = internal column m_basis[i]).
-inline void RevisedSimplex::assemble_basis(Eigen::MatrixXd& B) const {
+inline const Eigen::MatrixXd& RevisedSimplex::assemble_basis() const {
   const Index m = num_rows();
+  Eigen::MatrixXd& B = m_basis_matrix;
   B.resize(m, m);
-  Eigen::VectorXd col;
   for (Index i = 0; i < m; ++i) {
-    load_column(m_basis[std::size_t(i)], col);
-    B.col(i) = col;
+    const Index v = m_basis[std::size_t(i)];
+    if (v >= structural_offset()) {
+      B.col(i) = m_lp.A.col(v - structural_offset());
+    } else {
+      B.col(i).setZero();
+      if (is_artificial(v))
+        B(v, i) = m_art_sign[v];
+      else
+        B(m_slack_row[std::size_t(v - m)], i) = m_slack_sign[std::size_t(v - m)];
+    }
   }
+  return B;
 }
 
 // Solves B x = rhs (transposed: B^T x = rhs) with the factorization and two steps of
@@ -81,8 +90,7 @@ inline bool RevisedSimplex::check_or_refactor() {
   const Index m = num_rows();
   if (m_factor.num_updates() >= kMaxUpdatesPerInterval * m_options.refactorization_interval)
     return refactor_and_recompute();
-  Eigen::MatrixXd B;
-  assemble_basis(B);
+  const Eigen::MatrixXd& B = assemble_basis();
   Eigen::VectorXd xb, y, cb(m);
   for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
   const double primal_residual = refined_solve(B, m_lp.b, false, xb);
@@ -107,8 +115,7 @@ inline bool RevisedSimplex::check_or_refactor() {
 inline bool RevisedSimplex::adopt_inverse(Eigen::MatrixXd&& inverse) {
   const Index m = num_rows();
   if (inverse.rows() != m || inverse.cols() != m || !inverse.allFinite()) return false;
-  Eigen::MatrixXd B;
-  assemble_basis(B);
+  const Eigen::MatrixXd& B = assemble_basis();
   Eigen::VectorXd r(m);
   for (Index i = 0; i < m; ++i) r[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i % 7) / 7.0);
   const double scale = std::max(1.0, m_max_abs_entry) * std::max(1.0, inverse.cwiseAbs().maxCoeff()) * double(m);
@@ -126,8 +133,7 @@ inline bool RevisedSimplex::adopt_inverse(Eigen::MatrixXd&& inverse) {
 inline bool RevisedSimplex::refactor_and_recompute() {
   const Index m = num_rows();
   if (Index(m_basis.size()) != m) return false;
-  Eigen::MatrixXd B;
-  assemble_basis(B);
+  const Eigen::MatrixXd& B = assemble_basis();
   m_checked_at = 0;
   m_checked_duals.resize(0);
   if (!m_factor.refactor(B, kSingularTolerance)) return false;
@@ -196,8 +202,7 @@ inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& r
     } else {
       Eigen::VectorXd cb(m);
       for (Index i = 0; i < m; ++i) cb[i] = cost(m_basis[std::size_t(i)], 2);
-      Eigen::MatrixXd B;
-      assemble_basis(B);
+      const Eigen::MatrixXd& B = assemble_basis();
       refined_solve(B, cb, true, result.duals);
     }
   }
