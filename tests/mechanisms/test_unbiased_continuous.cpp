@@ -409,6 +409,42 @@ TEST_CASE("Zero-probability labels, interior and extreme, are certified to 1e-12
   }
 }
 
+TEST_CASE("A prior on one label, the others a hair away and far from 0: certified", "[unbiased][continuous]") {
+  // The prior's variance is 0 here, so the interior point's dual start (ten times it) was ~1e-12
+  // and every step was cut to ~1e-11: the k = 2 case ran 200 iterations and ended
+  // numerical-issue with a gap of 7.7e-6; the start's floor scaled by debiased RR's loss
+  // certifies it. Two property-test instances (seeds 17228092697245016499, 711741336426324670),
+  // then random ones of the same kind.
+  struct Case {
+    std::vector<double> values, probs;
+    double eps;
+  };
+  std::vector<Case> cases = {
+      {{992.38255416827758, 992.40608715967505}, {1, 0}, 0.70814752045230478},
+      {{999.88697454936471, 999.9026017739244, 999.90520815351442}, {0, 1, 0}, 9.3215714242948646}};
+  std::mt19937_64 rng(4242);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int k = 2 + int(rng() % 4);
+    Case c{{}, std::vector<double>(std::size_t(k), 0.0), std::vector<double>{0.1, 0.7, 3.0, 9.0}[rng() % 4]};
+    double v = 1000 + double(rng() % 1000) / 100;
+    for (int i = 0; i < k; ++i) c.values.push_back(v += 0.01 + double(rng() % 100) / 2500);
+    c.probs[rng() % std::size_t(k)] = 1;
+    cases.push_back(c);
+  }
+  for (const Case& c : cases) {
+    const auto prior = FinitePrior<>::from_weights(c.values, c.probs);
+    INFO("k " << c.values.size() << " eps " << c.eps);
+    const auto ipm = labeldp::optimal_unbiased_continuous(prior, c.eps, with_method(ContinuousMethod::InteriorPoint));
+    check_unbiased(ipm, prior, c.eps);
+    CHECK(ipm.expected_loss - ipm.lower_bound <= 1e-9 * ipm.expected_loss);
+    // Never above the optimum over a grid spanning three times debiased RR's outputs (GLPK).
+    const Vector<> phi = labeldp::debiased_rr_outputs(prior.values(), c.eps);
+    const double lo = phi[0], hi = phi[phi.size() - 1], w = hi - lo;
+    const Vector<> grid = Vector<>::LinSpaced(61, lo - w, hi + w);
+    CHECK(ipm.expected_loss <= glpk_grid_loss(prior, c.eps, grid) * (1 + 1e-9));
+  }
+}
+
 TEST_CASE("Large eps (8 to 12): the weeks-like and near-uniform priors are certified and beat a GLPK grid",
           "[unbiased][continuous][glpk]") {
   // At eps = 12 the staircase's low entry is e^-12 ~ 6e-6 and the scaled loss ~ 3e-4: the

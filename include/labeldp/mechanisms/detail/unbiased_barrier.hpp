@@ -178,6 +178,17 @@ class IntervalBarrier {
   IntervalBarrierResult solve(double gap_target, Index max_iterations = 200, Index max_polish = 30);
 
  private:
+  /// Expected squared loss (scaled units) of debiased randomized response on the labels: truth
+  /// with probability q = 1 / (1 + (k - 1) e^-eps), each other label with c = q e^-eps, each
+  /// output j reported as \f$\phi_j = (y_j - c \sum_y y) / (q - c)\f$ (unbiased). An upper bound
+  /// on the optimum that scales with the labels and eps: the interior point's dual start.
+  double debiased_rr_scaled_loss() const {
+    const double q = 1 / (1 + double(m_k - 1) * m_P.low), c = m_P.low * q;
+    const Eigen::ArrayXd phi = (m_P.labels.array() - c * m_P.labels.sum()) / (q - c);
+    const Eigen::ArrayXd second_moment = (q - c) * phi.square() + c * phi.square().sum();
+    return m_P.probs.dot((second_moment - m_P.labels.array().square()).matrix());
+  }
+
   /// Slot of interval [a, b] in an interval array: rows 0..a-1 hold k + (k-1) + ... + (k-a+1)
   /// entries.
   Index slot(Index a, Index b) const { return a * m_k - a * (a - 1) / 2 + (b - a); }
