@@ -222,19 +222,40 @@ def _mechanism(digest, text):
         return m
 
 
+#: Ids are compared this many at a time (a small, cache-resident temporary instead of one the
+#: partition's size).
+_ID_CHUNK = 1 << 15
+
+
+def _increasing(a):
+    """True when ``a`` is strictly increasing; chunk by chunk, one pass, no large temporary."""
+    flags = np.empty(min(_ID_CHUNK, a.size), dtype=bool)
+    for i in range(0, a.size - 1, _ID_CHUNK):
+        j = min(i + _ID_CHUNK, a.size - 1)
+        f = flags[: j - i]
+        np.greater(a[i + 1 : j + 1], a[i:j], out=f)
+        if not f.all():
+            return False
+    return True
+
+
 def _partition_ids(ids, id_column, check_unique):
-    """One partition's ids as int64/uint64, checked: integers, none missing or negative, unique."""
+    """One partition's ids as int64/uint64, checked: integers, none missing or negative, unique.
+
+    The usual ids (a row number: increasing) cost one pass: increasing ids are unique and their
+    smallest is the first."""
     if not pd.api.types.is_integer_dtype(ids.dtype):
         raise ValueError(f"labeldp.dask.privatize: 'id_column' {id_column!r} must hold integers, got dtype {ids.dtype}")
-    if ids.hasnans:
+    # Only an extension dtype (pandas' nullable Int64, ...) can hold a missing value.
+    if not isinstance(ids.dtype, np.dtype) and ids.hasnans:
         raise ValueError(f"labeldp.dask.privatize: 'id_column' {id_column!r} has a missing id")
     a = ids.to_numpy(dtype=np.uint64 if pd.api.types.is_unsigned_integer_dtype(ids.dtype) else np.int64)
     if a.size == 0:
         return a
-    if a.dtype.kind == "i" and a.min() < 0:
+    increasing = (check_unique or a.dtype.kind == "i") and _increasing(a)
+    if a.dtype.kind == "i" and (a[0] if increasing else a.min()) < 0:
         raise ValueError(f"labeldp.dask.privatize: 'id_column' {id_column!r} has a negative id")
-    # Increasing ids (the usual case: a row number) are unique in one pass; otherwise sort.
-    if check_unique and a.size > 1 and not np.all(a[1:] > a[:-1]) and np.unique(a).size != a.size:
+    if check_unique and not increasing and np.unique(a).size != a.size:
         raise ValueError(
             f"labeldp.dask.privatize: 'id_column' {id_column!r} has a duplicated id within a partition "
             "(two records would share their noise)"

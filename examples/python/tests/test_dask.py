@@ -211,6 +211,12 @@ def test_bad_arguments(table, mechanisms):
     expect_error("'column' 'wage' must be numeric", ldd.privatize, text, "wage", m, KEY, "rid")
     negative = dd.from_pandas(table.assign(rid=table["rid"] - table["rid"].iloc[100]), npartitions=3)
     expect_error("'id_column' 'rid' has a negative id", ldd.privatize, negative, "wage", m, KEY, "rid")
+    # Increasing ids (checked in one pass, the smallest first): a negative first id, a repeated one.
+    row = table["row"].to_numpy()
+    expect_error("'id_column' 'row' has a negative id", ldd.privatize,
+                 dd.from_pandas(table.assign(row=row - 5), npartitions=3), "wage", m, KEY, "row")
+    expect_error("duplicated id", ldd.privatize,
+                 dd.from_pandas(table.assign(row=np.where(row == 9, 8, row)), npartitions=3), "wage", m, KEY, "row")
     shuffled = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
     dup = shuffled.assign(rid=shuffled["rid"].where(shuffled.index != 5, shuffled["rid"].iloc[6]))
     expect_error("duplicated id", ldd.privatize, dd.from_pandas(dup, npartitions=3), "wage", m, KEY, "rid")
