@@ -275,8 +275,24 @@ def _privatize_partition(df, text, digest, column, id_column, key, target, check
             noisy = np.asarray(m.privatize(labels, key=key, ids=ids), dtype=np.float64)
     except ValueError as e:
         raise _in_partition("privatize", (partition_info or {}).get("number"), e) from None
-    out = df.copy(deep=False)  # the other columns shared, not copied (DataFrame.assign copies them all)
-    out[target] = noisy  # a new column array: the input partition is left as it was
+    return _with_column(df, target, noisy)
+
+
+def _with_column(df, target, noisy):
+    """A new frame: ``df`` with column ``target`` (replaced in place, or added last) set to ``noisy``.
+
+    Nothing is copied: the other columns and ``noisy`` itself are shared (``out[target] = noisy``
+    copies the array in pandas 1.x, 16 MB of fresh memory per 2^21-row partition, and ``assign``
+    copies every column).  The input partition is left as it was."""
+    if not df.columns.is_unique:  # a dict cannot hold repeated names: pandas' own assignment
+        out = df.copy(deep=False)
+        out[target] = noisy
+        return out
+    data = {c: df[c].array for c in df.columns}
+    data[target] = noisy
+    out = pd.DataFrame(data, index=df.index, copy=False)
+    # The columns' own Index (its type and name), not one rebuilt from the dict's keys.
+    out.columns = df.columns if target in df.columns else df.columns.insert(len(df.columns), target)
     return out
 
 

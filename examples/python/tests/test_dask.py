@@ -126,6 +126,35 @@ def test_output_beside_and_mechanism_loaded_once_per_worker(client, table, mecha
     assert sum(loads.values()) >= 1 and all(n <= 1 for n in loads.values()), loads  # 7 partitions
 
 
+def test_partition_output_shares_its_columns():
+    # Oracle: pandas' own assignment on a shallow copy. The output shares the input's other columns
+    # and the noisy array (no copy), keeps the columns' Index (name, order), dtypes and the index.
+    n = 1000
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n) * 3,
+            "n": pd.array(np.arange(n), dtype="Int64"),
+            "wage": np.ones(n),
+            "c": ["a", "b"] * (n // 2),
+        },
+        index=pd.Index(np.arange(n) + 7, name="ix"),
+    ).astype({"c": "category"})
+    df.columns.name = "fields"
+    noisy = np.random.default_rng(1).random(n)
+    for target in ("wage", "id", "new"):
+        out = ldd._with_column(df, target, noisy)
+        expected = df.copy(deep=False)
+        expected[target] = noisy
+        pd.testing.assert_frame_equal(out, expected)
+        assert np.shares_memory(out[target].to_numpy(), noisy)
+        assert target == "id" or np.shares_memory(out["id"].to_numpy(), df["id"].to_numpy())
+    assert df["wage"].eq(1.0).all() and list(df.columns) == ["id", "n", "wage", "c"]  # input unchanged
+    twice = pd.DataFrame([[1, 2.0, 3]], columns=["a", "wage", "a"])  # repeated names: pandas' assignment
+    pd.testing.assert_frame_equal(
+        ldd._with_column(twice, "wage", np.array([5.0])), pd.DataFrame([[1, 5.0, 3]], columns=["a", "wage", "a"])
+    )
+
+
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
 def test_local_schedulers(table, mechanisms, scheduler):
     m = mechanisms["discrete_laplace"]
