@@ -15,11 +15,12 @@ Both build ordinary Dask graphs and run on any scheduler (threads, processes,
 ``dask.distributed``).  Workers need the ``labeldp`` package importable (the same build on every
 machine of a cluster).
 
-Throughput: each partition makes new arrays (the noisy column, pandas' copies), and
-``dask.distributed`` starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, so their pages are
-handed back to the operating system and zeroed again by the kernel for the next partition.  Where
-page faults are expensive (virtual machines) that can cost as much as the privatization; workers
-that keep freed memory for reuse avoid it, e.g. ``dask.config.set({"distributed.nanny.pre-spawn-
+Throughput: each partition makes one new array (the noisy column; the output frame shares it and
+the other columns; the ids are checked in one chunked pass), and ``dask.distributed`` starts its
+workers with ``MALLOC_TRIM_THRESHOLD_=65536``, so their pages are handed back to the operating
+system and zeroed again by the kernel for the next partition.  Where page faults are expensive
+(virtual machines) that can cost as much as the privatization; workers that keep freed memory for
+reuse avoid it, e.g. ``dask.config.set({"distributed.nanny.pre-spawn-
 environ": {"MALLOC_TRIM_THRESHOLD_": "1073741824", "MALLOC_MMAP_THRESHOLD_": "1073741824"}})``
 before the cluster starts (``examples/python/pipeline_dask.py --malloc-keep``), at the price of
 resident memory staying near its peak.
