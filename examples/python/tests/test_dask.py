@@ -126,6 +126,23 @@ def test_output_beside_and_mechanism_loaded_once_per_worker(client, table, mecha
     assert sum(loads.values()) >= 1 and all(n <= 1 for n in loads.values()), loads  # 7 partitions
 
 
+def test_module_refuses_a_negative_id_in_any_chunk(mechanisms):
+    # The module checks the ids chunk by chunk (2^14 at a time) as it samples: a negative id far
+    # from the start, in int64 or int32, is still found and named by its index.
+    m = mechanisms["rr_on_bins"]
+    n = 100_000
+    for dtype in (np.int64, np.int32):
+        ids = np.arange(n, dtype=dtype)
+        ids[70_001] = -3
+        with pytest.raises(ValueError, match=r"'ids'\[70001\] = -3 is negative"):
+            m.privatize(np.full(n, 100.0), key=KEY, ids=ids)
+    ids = np.arange(n, dtype=np.int64)
+    labels = np.full(n, 100.0)
+    np.testing.assert_array_equal(  # the same ids as uint64: the same noise
+        m.privatize(labels, key=KEY, ids=ids), m.privatize(labels, key=KEY, ids=ids.astype(np.uint64))
+    )
+
+
 def test_partition_output_shares_its_columns():
     # Oracle: pandas' own assignment on a shallow copy. The output shares the input's other columns
     # and the noisy array (no copy), keeps the columns' Index (name, order), dtypes and the index.
