@@ -148,10 +148,21 @@ def worker_environ(args):
     return environ
 
 
+#: Settings of the local cluster (none of them changes a result). Work stealing off: it moved whole
+#: partitions (50 MB for 2^21 rows) between workers in the in-memory runs of --bench, where the
+#: partitions are placed evenly on purpose; root tasks (the partitions made on the workers) are
+#: still spread by the scheduler's queueing. Dask's statistical profiler off: it samples every
+#: worker's stack every 10 ms for a dashboard this example does not start.
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.scheduler.work-stealing": False,
+    "distributed.worker.profile.enabled": False,
+}
+
+
 def make_client(args, workers):
     if args.scheduler:
         return None, distributed.Client(args.scheduler)
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": worker_environ(args)}):
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": worker_environ(args), **LOCAL_CLUSTER_CONFIG}):
         cluster = distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -232,7 +243,8 @@ def bench(args, key, m):
     privatized and summed)."""
     print(
         f"throughput, {args.rows:,} rows in partitions of {args.partition_rows:,}, RR-on-Bins at eps2 = {args.eps2:g}, "
-        f"keyed, best of {args.repeat}; workers of 1 thread each, malloc keep {args.malloc_keep} MB; "
+        f"keyed, best of {args.repeat}; workers of 1 thread each, malloc keep {args.malloc_keep} MB, no work stealing, "
+        "no statistical profiler; "
         f"load average at the start {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs:"
     )
     rates = {}
@@ -242,6 +254,10 @@ def bench(args, key, m):
             threads = sorted(client.nthreads().values())
             if threads != [1] * workers:
                 raise RuntimeError(f"expected {workers} worker(s) of 1 thread, got threads {threads}")
+            profiling = client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+            stealing = client.run_on_scheduler(lambda dask_scheduler: "stealing" in dask_scheduler.extensions)
+            if any(profiling.values()) or stealing:
+                raise RuntimeError(f"expected LOCAL_CLUSTER_CONFIG, got profiling {profiling}, stealing {stealing}")
             stored = stored_evenly(client, scaled_cps(args.rows, args.partition_rows))
             split = sorted(collections.Counter(w for ws in client.who_has(stored).values() for w in ws).values())
             fresh = scaled_cps(args.rows, args.partition_rows)

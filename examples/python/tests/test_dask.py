@@ -126,6 +126,52 @@ def test_output_beside_and_mechanism_loaded_once_per_worker(client, table, mecha
     assert sum(loads.values()) >= 1 and all(n <= 1 for n in loads.values()), loads  # 7 partitions
 
 
+def test_module_refuses_a_negative_id_in_any_chunk(mechanisms):
+    # The module checks the ids chunk by chunk (2^14 at a time) as it samples: a negative id far
+    # from the start, in int64 or int32, is still found and named by its index.
+    m = mechanisms["rr_on_bins"]
+    n = 100_000
+    for dtype in (np.int64, np.int32):
+        ids = np.arange(n, dtype=dtype)
+        ids[70_001] = -3
+        with pytest.raises(ValueError, match=r"'ids'\[70001\] = -3 is negative"):
+            m.privatize(np.full(n, 100.0), key=KEY, ids=ids)
+    ids = np.arange(n, dtype=np.int64)
+    labels = np.full(n, 100.0)
+    np.testing.assert_array_equal(  # the same ids as uint64: the same noise
+        m.privatize(labels, key=KEY, ids=ids), m.privatize(labels, key=KEY, ids=ids.astype(np.uint64))
+    )
+
+
+def test_partition_output_shares_its_columns():
+    # Oracle: pandas' own assignment on a shallow copy. The output shares the input's other columns
+    # and the noisy array (no copy), keeps the columns' Index (name, order), dtypes and the index.
+    n = 1000
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n) * 3,
+            "n": pd.array(np.arange(n), dtype="Int64"),
+            "wage": np.ones(n),
+            "c": ["a", "b"] * (n // 2),
+        },
+        index=pd.Index(np.arange(n) + 7, name="ix"),
+    ).astype({"c": "category"})
+    df.columns.name = "fields"
+    noisy = np.random.default_rng(1).random(n)
+    for target in ("wage", "id", "new"):
+        out = ldd._with_column(df, target, noisy)
+        expected = df.copy(deep=False)
+        expected[target] = noisy
+        pd.testing.assert_frame_equal(out, expected)
+        assert np.shares_memory(out[target].to_numpy(), noisy)
+        assert target == "id" or np.shares_memory(out["id"].to_numpy(), df["id"].to_numpy())
+    assert df["wage"].eq(1.0).all() and list(df.columns) == ["id", "n", "wage", "c"]  # input unchanged
+    twice = pd.DataFrame([[1, 2.0, 3]], columns=["a", "wage", "a"])  # repeated names: pandas' assignment
+    pd.testing.assert_frame_equal(
+        ldd._with_column(twice, "wage", np.array([5.0])), pd.DataFrame([[1, 5.0, 3]], columns=["a", "wage", "a"])
+    )
+
+
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
 def test_local_schedulers(table, mechanisms, scheduler):
     m = mechanisms["discrete_laplace"]
@@ -211,6 +257,12 @@ def test_bad_arguments(table, mechanisms):
     expect_error("'column' 'wage' must be numeric", ldd.privatize, text, "wage", m, KEY, "rid")
     negative = dd.from_pandas(table.assign(rid=table["rid"] - table["rid"].iloc[100]), npartitions=3)
     expect_error("'id_column' 'rid' has a negative id", ldd.privatize, negative, "wage", m, KEY, "rid")
+    # Increasing ids (checked in one pass, the smallest first): a negative first id, a repeated one.
+    row = table["row"].to_numpy()
+    expect_error("'id_column' 'row' has a negative id", ldd.privatize,
+                 dd.from_pandas(table.assign(row=row - 5), npartitions=3), "wage", m, KEY, "row")
+    expect_error("duplicated id", ldd.privatize,
+                 dd.from_pandas(table.assign(row=np.where(row == 9, 8, row)), npartitions=3), "wage", m, KEY, "row")
     shuffled = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
     dup = shuffled.assign(rid=shuffled["rid"].where(shuffled.index != 5, shuffled["rid"].iloc[6]))
     expect_error("duplicated id", ldd.privatize, dd.from_pandas(dup, npartitions=3), "wage", m, KEY, "rid")
