@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -70,6 +71,54 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // The interior duals on the master's rows (master_duals()) when they are near-optimal for
   // the full problem: column generation's warm start (see below).
   Eigen::VectorXd warm;
+  // Column generation resumed on the crossover's own simplex (see below), when it ran.
+  std::optional<detail::StaircaseMaster> resumed;
+  // The exact stage's options (tolerances relative to the objective's estimate; see below).
+  auto exact_options = [&]() {
+    // The certificate's gap is about kappa (<= 1 / low, continuous_lower_bound()) times the
+    // pricing and dual tolerances, which are absolute in scaled costs, over the objective.
+    // Scaled objectives run from order 1 down to 1e-4 and below (a bias bound at small eps:
+    // weeks, B = 20, eps = 1 has 5e-4, where 1e-11 left a gap of 1.7e-7), so the exact stage
+    // prices and pivots to 1e-11 times the objective's estimate when that is below 1 (not below
+    // 1e-15, the roundoff of the pricing terms; the caller's tighter values stand).
+    const double objective_scale = objective_estimate > 0 ? std::clamp(objective_estimate, 1e-4, 1.0) : 1.0;
+    UnbiasedOptions exact = options;
+    exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11 * objective_scale);
+    exact.simplex.dual_feasibility_tolerance =
+        std::min(options.simplex.dual_feasibility_tolerance, 1e-11 * objective_scale);
+    // Wentges smoothing (automatic: 0.5 from k = 100 on) for every bias-bounded solve too.
+    // There the rounds mostly pin down the duals (weeks, B = 20, eps 1: the crossover's columns
+    // already held the optimal loss, and 92 rounds only closed the bound), and the master's
+    // vertex duals jump across a degenerate face: 2-4x fewer seconds at eps 1-8.
+    if (options.dual_smoothing == double(kAutomatic) && P.bounded()) exact.dual_smoothing = 0.5;
+    // Warm-started at the interior duals, column generation can stop at its first master, whose
+    // bias rows at the default tolerance were 3e-9 beyond B (k = 4; finish_unbiased() does not
+    // re-solve bounded rows): they are met to 1e-13 then, as in the crossover. Not otherwise:
+    // over many rounds that tolerance ended one solve NumericalIssue (k = 12, eps 4).
+    if (P.bounded() && warm.size() > 0)
+      exact.simplex.primal_feasibility_tolerance = std::min(exact.simplex.primal_feasibility_tolerance, 1e-13);
+    return exact;
+  };
+  // From k = 100 on (where it was measured; smaller solves are left as they were), at most
+  // 4k + 4 columns per call, the most negative first. price_continuous() adds, for each
+  // of its up to 2k + 2 segment columns, every one-sided column at the same output that prices
+  // out; at the exact stage's tiny tolerance (1e-11 of the objective) that was up to ~k each,
+  // some 3e5 columns of k bytes per call at k = 401, all assembled into master columns (3k rows)
+  // before the engine kept 2k of them: 14-17 s per round (perf: the pricing oracle and page
+  // faults), lognormal k = 401, B = 20, eps 1.
+  auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
+    std::vector<detail::StaircaseColumn> columns = detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
+    const std::size_t cap = std::size_t(4 * k + 4);
+    if (k >= 100 && columns.size() > cap) {
+      std::nth_element(columns.begin(), columns.begin() + std::ptrdiff_t(cap), columns.end(),
+                       [](const auto& u, const auto& v) { return u.reduced_cost < v.reduced_cost; });
+      columns.resize(cap);
+    }
+    return columns;
+  };
+  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
+    return (P.labels.array() - col.output).square().matrix();
+  };
   const bool interior_applies = std::isinf(lo) && std::isinf(hi);
   if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
     // Labels of zero probability between the extreme ones are solved away (their rows are
@@ -196,6 +245,25 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
           crossed = std::move(result);
         }
       }
+      // Not certified, every label kept (the crossover's LP is then the full problem's master
+      // on its columns): column generation resumes on the crossover's simplex from its optimal
+      // basis. A new master solved from scratch repeated the crossover's pivots at a few times
+      // its cost (lognormal k = 401, B = 20, eps 1: 23 s for the first master alone, the
+      // crossover 5.6 s); resumed, the rounds only move the outputs the crossover froze. A
+      // roundoff stop (NumericalIssue) or an uncertified end falls back to the fresh master
+      // below. Only from near-optimal interior duals (`warm`): otherwise the rounds must find
+      // the dual optimum itself (weeks, B = 20, eps 4), where the crossover's bias rows held to
+      // 1e-13 stopped short of the certificate. Only from k = 100 on, where it was measured:
+      // below, with it and the pricing cap, the weeks-like B = 20 test took 6.8 s (most of its
+      // file's time) and one k <= 12 instance of the bias-bounded sweep lost its certificate.
+      if (lp_optimal && !certified && kept.all(P) && warm.size() > 0 && k >= 100) {
+        detail::StaircaseMaster R;
+        R.columns = columns;
+        for (const auto& c : columns) R.seen.emplace(c.output, c.pattern);
+        detail::run_staircase_master(P, crossover, product, 0, R, loss_of, price, exact_options(), warm);
+        R.iterations += lp_result.iterations;
+        if (R.status != optim::SolveStatus::NumericalIssue) resumed = std::move(R);
+      }
     }
     // The candidates seed column generation (with a bias bound the usual way out when the
     // bounds above do not certify: a label at its bias bound joins intervals far from it, and
@@ -212,9 +280,6 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   const double ymin = P.labels[0], ymax = P.labels[k - 1];
   const bool bracketed = a <= (e * ymin - ymax) / w + 1e-12 && b >= (e * ymax - ymin) / w - 1e-12;
   const double penalty = bracketed ? 0.0 : 1e6;
-  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
-    return (P.labels.array() - col.output).square().matrix();
-  };
   const Index n0 = options.seed_grid_size == kAutomatic ? 4 * k : options.seed_grid_size;
   Index seed_rounds = 0, seed_iterations = 0;
   if (n0 > 1 && b > a && !seeded) {
@@ -242,63 +307,52 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
         }
     }
   }
-  auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
-    return detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
+  // A column-generation answer with its certificate: the better of it and the crossover's
+  // mechanism, with the best bound.
+  auto conclude = [&](detail::StaircaseMaster& S) {
+    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+    result.interior_point_iterations = interior_iterations;
+    // The best bound column generation saw (with smoothing, at a smoothed point, not the final
+    // master's duals), and the final master's.
+    double bound = std::max(ipm_bound, S.lower_bound);
+    if (S.duals.size() == P.num_rows()) {
+      // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
+      Eigen::VectorXd pi_sigma(2 * k);
+      pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
+      bound = std::max(bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi));
+    }
+    if (crossed && (result.mechanism.num_outputs() == 0 || crossed->expected_loss < result.expected_loss)) {
+      // Any feasible mechanism with any valid bound: the better mechanism, the column-generation
+      // bound (the counters say what ran).
+      // A limit stays the status; otherwise the crossover's optimum is certified or not by the
+      // best bound alone (attach_certificate() below says NumericalIssue when the gap is above the
+      // tolerance): a column generation that stopped on roundoff with its own gap of 3e-11 left a
+      // crossover certified at 1e-12 reported as NumericalIssue.
+      const bool limited =
+          result.status == optim::SolveStatus::TimeLimit || result.status == optim::SolveStatus::IterationLimit;
+      UnbiasedResult<Scalar> better = *crossed;
+      better.rounds = result.rounds;
+      better.columns = result.columns;
+      better.simplex_iterations += result.simplex_iterations;
+      better.status = limited ? result.status : optim::SolveStatus::Optimal;
+      result = std::move(better);
+    }
+    detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
+    return result;
   };
-  // The certificate's gap is about kappa (<= 1 / low, continuous_lower_bound()) times the
-  // pricing and dual tolerances, which are absolute in scaled costs, over the objective. Scaled
-  // objectives run from order 1 down to 1e-4 and below (a bias bound at small eps: weeks, B = 20,
-  // eps = 1 has 5e-4, where 1e-11 left a gap of 1.7e-7), so this exact stage prices and pivots
-  // to 1e-11 times the objective's estimate when that is below 1 (not below 1e-15, the
-  // roundoff of the pricing terms; the caller's tighter values stand).
-  const double objective_scale = objective_estimate > 0 ? std::clamp(objective_estimate, 1e-4, 1.0) : 1.0;
-  UnbiasedOptions exact = options;
-  exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11 * objective_scale);
-  exact.simplex.dual_feasibility_tolerance =
-      std::min(options.simplex.dual_feasibility_tolerance, 1e-11 * objective_scale);
-  // Wentges smoothing (automatic: 0.5 from k = 100 on) for every bias-bounded solve too. There
-  // the rounds mostly pin down the duals (weeks, B = 20, eps 1: the crossover's columns already
-  // held the optimal loss, and 92 rounds only closed the bound), and the master's vertex duals
-  // jump across a degenerate face: 2-4x fewer seconds at eps 1-8.
-  if (options.dual_smoothing == double(kAutomatic) && P.bounded()) exact.dual_smoothing = 0.5;
-  // Warm-started at the interior duals, column generation can stop at its first master, whose
-  // bias rows at the default tolerance were 3e-9 beyond B (k = 4; finish_unbiased() does not
-  // re-solve bounded rows): they are met to 1e-13 then, as in the crossover. Not otherwise: over
-  // many rounds that tolerance ended one solve NumericalIssue (k = 12, eps 4).
-  if (P.bounded() && warm.size() > 0)
-    exact.simplex.primal_feasibility_tolerance = std::min(exact.simplex.primal_feasibility_tolerance, 1e-13);
+  if (resumed) {
+    // Resumed on the crossover's simplex: its answer unless it is not certified without a limit
+    // having stopped it; then the fresh master below, as before the resume existed.
+    UnbiasedResult<Scalar> result = conclude(*resumed);
+    if (result.optimal() || result.status == optim::SolveStatus::TimeLimit ||
+        result.status == optim::SolveStatus::IterationLimit)
+      return result;
+  }
   detail::StaircaseMaster S =
-      detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact, penalty, warm);
+      detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact_options(), penalty, warm);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
-  UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
-  result.interior_point_iterations = interior_iterations;
-  // The best bound column generation saw (with smoothing, at a smoothed point, not the final
-  // master's duals), and the final master's.
-  double bound = std::max(ipm_bound, S.lower_bound);
-  if (S.duals.size() == P.num_rows()) {
-    // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
-    Eigen::VectorXd pi_sigma(2 * k);
-    pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
-    bound = std::max(bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi));
-  }
-  if (crossed && (result.mechanism.num_outputs() == 0 || crossed->expected_loss < result.expected_loss)) {
-    // Any feasible mechanism with any valid bound: the better mechanism, the column-generation
-    // bound (the counters say what ran).
-    crossed->rounds = result.rounds;
-    crossed->columns = result.columns;
-    crossed->simplex_iterations += result.simplex_iterations;
-    // A limit stays the status; otherwise the crossover's optimum is certified or not by the
-    // best bound alone (attach_certificate() below says NumericalIssue when the gap is above the
-    // tolerance): a column generation that stopped on roundoff with its own gap of 3e-11 left a
-    // crossover certified at 1e-12 reported as NumericalIssue.
-    const bool limited =
-        result.status == optim::SolveStatus::TimeLimit || result.status == optim::SolveStatus::IterationLimit;
-    crossed->status = limited ? result.status : optim::SolveStatus::Optimal;
-    result = std::move(*crossed);
-  }
-  detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
-  return result;
+  return conclude(S);
 }
 
 }  // namespace detail

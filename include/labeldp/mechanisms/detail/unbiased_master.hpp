@@ -245,6 +245,103 @@ class StaircaseProduct {
   std::vector<double> m_prefix_pi, m_prefix_sigma;
 };
 
+/// The column-generation rounds of solve_staircase_master() on a master already built (its
+/// structural columns after `artificial` penalized ones are S.columns, described to `product`
+/// in order, and S.seen holds them): continues from the master's current basis, so a caller
+/// whose LP over some of the columns is already solved (the bias-bounded crossover) resumes
+/// there instead of solving that LP again from scratch. Fills S's status, solution and bound.
+/// `tailing_off_from`: rounds after which column generation goes on only while it converges
+/// fast, else stops with IterationLimit (optim::ColumnGenerationOptions::tailing_off_from;
+/// kUnlimited = off).
+template <typename LossAt, typename Price>
+void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& master, StaircaseProduct& product,
+                          Index artificial, StaircaseMaster& S, LossAt&& loss_of, Price&& price,
+                          const UnbiasedOptions& options, const Eigen::VectorXd& warm_duals = {},
+                          Index tailing_off_from = optim::kUnlimited) {
+  const Index m = P.num_rows();
+  auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
+    A.resize(m, Index(cols.size()));
+    c.resize(Index(cols.size()));
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      c[Index(j)] = staircase_coefficients(P, cols[j], loss_of(cols[j]), A.col(Index(j)));
+  };
+  // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
+  // highly degenerate dual (many labels, few outputs), and columns priced there are often
+  // useless a round later; the smoothed point moves steadily.
+  optim::ColumnGenerationOptions cg;
+  cg.max_rounds = options.max_rounds;
+  cg.time_limit = options.time_limit;
+  cg.gap_tolerance = options.gap_tolerance;
+  // kappa (Lagrangian bound b'y + kappa min(0, min reduced cost)): summing the k normalization
+  // rows gives sum_j w_j x_j = k with w_j = |T_j| (1 - low) + k low for every feasible x, so
+  // sum_j rc_j x_j >= k min(0, min_j rc_j / w_j) (the pricing spans every pattern). The empty
+  // pattern's ratio equals the full pattern's (both are sum_i terms_i / k), so the minimum is
+  // reached on a non-empty pattern, where w_j >= 1 + (k - 1) low: kappa = k / (1 + (k - 1) low),
+  // at most 1/low (the plain bound on the weights' sum) and about k at large eps, where 1/low
+  // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
+  const double k_labels = double(P.num_labels());
+  cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
+  cg.dual_smoothing =
+      options.dual_smoothing == double(kAutomatic) ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+  // The most negative columns first, at most max_columns_per_round of them: every column costs
+  // a dot product per simplex pivot for the rest of the solve.
+  cg.max_columns_per_round =
+      options.max_columns_per_round == kAutomatic ? 2 * P.num_labels() : options.max_columns_per_round;
+  cg.warm_duals = warm_duals;
+  cg.tailing_off_from = tailing_off_from;
+  // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
+  // over its whole column space) returning the priced columns not yet in the master, once
+  // each. `last` keeps their metadata until the engine says which ones it appended. Without
+  // smoothing the oracle's duals are the master's, so only the max_columns_per_round most
+  // negative can be appended: the others are not even assembled.
+  std::vector<StaircaseColumn> last;
+  std::set<std::pair<double, std::vector<std::uint8_t>>> in_block;
+  auto oracle = [&](const Eigen::VectorXd& y) {
+    optim::PricedColumns out;
+    double min_rc = 0;
+    std::vector<StaircaseColumn> priced = price(y, options.pricing_tolerance, min_rc);
+    const std::size_t cap = std::size_t(cg.max_columns_per_round);
+    if (cg.dual_smoothing == 0 && cap > 0 && priced.size() > cap)
+      std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& u, const StaircaseColumn& v) {
+        return u.reduced_cost < v.reduced_cost;
+      });
+    last.clear();
+    in_block.clear();
+    for (auto& col : priced) {
+      if (cg.dual_smoothing == 0 && cap > 0 && last.size() >= cap) break;
+      if (!S.seen.count({col.output, col.pattern}) && in_block.emplace(col.output, col.pattern).second)
+        last.push_back(std::move(col));
+    }
+    block(last, out.A, out.c);
+    out.min_reduced_cost = min_rc;
+    return out;
+  };
+  auto on_append = [&](const std::vector<Index>& picked, Index) {
+    for (Index t : picked) {
+      StaircaseColumn& col = last[std::size_t(t)];
+      S.seen.emplace(col.output, col.pattern);
+      product.describe(col);
+      S.columns.push_back(std::move(col));
+    }
+  };
+  const optim::ColumnGenerationResult r = optim::solve_by_column_generation(master, oracle, cg, on_append);
+  S.status = r.status;
+  S.iterations = r.iterations;
+  S.rounds = r.rounds + (r.pricing_calls > 0 ? 1 : 0);
+  if (r.master.x.size() == master.num_columns()) S.x = r.master.x.tail(r.master.x.size() - artificial);
+  S.duals = r.master.duals;
+  S.objective = r.master.objective;
+  S.lower_bound = r.lower_bound;
+  S.gap = r.gap;
+  S.feasible =
+      S.x.size() == Index(S.columns.size()) &&
+      (artificial == 0 || r.master.x.head(artificial).maxCoeff() <= options.simplex.primal_feasibility_tolerance);
+  // A solution that still uses the penalized artificials is no solution of the LP.
+  if (S.status == optim::SolveStatus::Optimal && artificial > 0 &&
+      r.master.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
+    S.status = optim::SolveStatus::Infeasible;
+}
+
 /// Column generation on the staircase master, on the library's engine
 /// (optim::solve_by_column_generation(), \f$\kappa = k / (1 + (k - 1) \ell)\f$, derived below): `loss_of(column)` gives
 /// the per-label loss vector at the column's output (scaled units), `price(duals, tol, min_rc)` the columns of reduced
@@ -264,9 +361,7 @@ class StaircaseProduct {
 /// `crash`: a caller's crash basis (StaircaseCrash), tried before Proposition 7's; its columns
 /// must be among `initial`. Ignored (Proposition 7's basis, or phase 1, instead) when a column
 /// is missing or the simplex rejects the basis.
-/// `tailing_off_from`: rounds after which column generation goes on only while it converges
-/// fast, else stops with IterationLimit (optim::ColumnGenerationOptions::tailing_off_from;
-/// kUnlimited = off).
+/// `tailing_off_from`: as for run_staircase_master().
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
                                        Price&& price, const UnbiasedOptions& options, double penalty = 0,
@@ -370,81 +465,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
       }
     }
   }
-  // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
-  // highly degenerate dual (many labels, few outputs), and columns priced there are often
-  // useless a round later; the smoothed point moves steadily.
-  optim::ColumnGenerationOptions cg;
-  cg.max_rounds = options.max_rounds;
-  cg.time_limit = options.time_limit;
-  cg.gap_tolerance = options.gap_tolerance;
-  // kappa (Lagrangian bound b'y + kappa min(0, min reduced cost)): summing the k normalization
-  // rows gives sum_j w_j x_j = k with w_j = |T_j| (1 - low) + k low for every feasible x, so
-  // sum_j rc_j x_j >= k min(0, min_j rc_j / w_j) (the pricing spans every pattern). The empty
-  // pattern's ratio equals the full pattern's (both are sum_i terms_i / k), so the minimum is
-  // reached on a non-empty pattern, where w_j >= 1 + (k - 1) low: kappa = k / (1 + (k - 1) low),
-  // at most 1/low (the plain bound on the weights' sum) and about k at large eps, where 1/low
-  // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
-  const double k_labels = double(P.num_labels());
-  cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
-  cg.dual_smoothing =
-      options.dual_smoothing == double(kAutomatic) ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
-  // The most negative columns first, at most max_columns_per_round of them: every column costs
-  // a dot product per simplex pivot for the rest of the solve.
-  cg.max_columns_per_round =
-      options.max_columns_per_round == kAutomatic ? 2 * P.num_labels() : options.max_columns_per_round;
-  cg.warm_duals = warm_duals;
-  cg.tailing_off_from = tailing_off_from;
-  // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
-  // over its whole column space) returning the priced columns not yet in the master, once
-  // each. `last` keeps their metadata until the engine says which ones it appended. Without
-  // smoothing the oracle's duals are the master's, so only the max_columns_per_round most
-  // negative can be appended: the others are not even assembled.
-  std::vector<StaircaseColumn> last;
-  std::set<std::pair<double, std::vector<std::uint8_t>>> in_block;
-  auto oracle = [&](const Eigen::VectorXd& y) {
-    optim::PricedColumns out;
-    double min_rc = 0;
-    std::vector<StaircaseColumn> priced = price(y, options.pricing_tolerance, min_rc);
-    const std::size_t cap = std::size_t(cg.max_columns_per_round);
-    if (cg.dual_smoothing == 0 && cap > 0 && priced.size() > cap)
-      std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& u, const StaircaseColumn& v) {
-        return u.reduced_cost < v.reduced_cost;
-      });
-    last.clear();
-    in_block.clear();
-    for (auto& col : priced) {
-      if (cg.dual_smoothing == 0 && cap > 0 && last.size() >= cap) break;
-      if (!S.seen.count({col.output, col.pattern}) && in_block.emplace(col.output, col.pattern).second)
-        last.push_back(std::move(col));
-    }
-    block(last, out.A, out.c);
-    out.min_reduced_cost = min_rc;
-    return out;
-  };
-  auto on_append = [&](const std::vector<Index>& picked, Index) {
-    for (Index t : picked) {
-      StaircaseColumn& col = last[std::size_t(t)];
-      S.seen.emplace(col.output, col.pattern);
-      product.describe(col);
-      S.columns.push_back(std::move(col));
-    }
-  };
-  const optim::ColumnGenerationResult r = optim::solve_by_column_generation(master, oracle, cg, on_append);
-  S.status = r.status;
-  S.iterations = r.iterations;
-  S.rounds = r.rounds + (r.pricing_calls > 0 ? 1 : 0);
-  if (r.master.x.size() == master.num_columns()) S.x = r.master.x.tail(r.master.x.size() - artificial);
-  S.duals = r.master.duals;
-  S.objective = r.master.objective;
-  S.lower_bound = r.lower_bound;
-  S.gap = r.gap;
-  S.feasible =
-      S.x.size() == Index(S.columns.size()) &&
-      (artificial == 0 || r.master.x.head(artificial).maxCoeff() <= options.simplex.primal_feasibility_tolerance);
-  // A solution that still uses the penalized artificials is no solution of the LP.
-  if (S.status == optim::SolveStatus::Optimal && artificial > 0 &&
-      r.master.x.head(artificial).maxCoeff() > options.simplex.primal_feasibility_tolerance)
-    S.status = optim::SolveStatus::Infeasible;
+  run_staircase_master(P, master, product, artificial, S, loss_of, price, options, warm_duals, tailing_off_from);
   return S;
 }
 
