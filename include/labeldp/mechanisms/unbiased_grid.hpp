@@ -193,18 +193,14 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     // tailing-off solve only delay the barrier (weeks, grid 416, eps 2: 124 rounds = 0.1 s).
     UnbiasedOptions first = options;
     first.max_rounds = std::max<Index>(budget, 12);
-    // Past the budget, up to 3x the budget while the master objective still falls fast (the
-    // engine's tailing-off test, optim::ColumnGenerationOptions::tailing_off_from: 15% over
-    // the last 10 rounds at the budget, 5% after). Tailing off is the opposite, z nearly flat
-    // while the bound lags. Weeks-like k = 52, grid 416, at the 41-round budget: z fell 33%
-    // over the last 10 rounds at eps 8 (60 rounds, 0.05 s CPU, against 41 rounds plus the
-    // barrier, 0.14 s), 9% at eps 4, 6.5% at eps 3 and 1.2% at eps 2 (these need 160-200
-    // rounds; the barrier finishes them sooner).
-    // Measured without dual smoothing only (k < 100 by default).
-    const double smoothing =
-        options.dual_smoothing == double(kAutomatic) ? (k >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+    // Past the budget, up to 3x the budget while the master objective still falls fast: the
+    // engine's tailing-off control (optim::ColumnGenerationOptions::tailing_off_from, whose
+    // defaults were measured here). Weeks-like k = 52, grid 416, eps 8: 60 rounds, 0.05 s CPU,
+    // against 41 rounds plus the barrier, 0.14 s. Measured without dual smoothing only (k < 100
+    // by default).
     Index tailing_off_from = optim::kUnlimited;
-    if (smoothing == 0 && std::min(3 * budget, options.max_rounds) > first.max_rounds) {
+    if (detail::staircase_dual_smoothing(options, k) == 0 &&
+        std::min(3 * budget, options.max_rounds) > first.max_rounds) {
       tailing_off_from = first.max_rounds;
       first.max_rounds = std::min(3 * budget, options.max_rounds);
     }

@@ -245,6 +245,13 @@ class StaircaseProduct {
   std::vector<double> m_prefix_pi, m_prefix_sigma;
 };
 
+/// The Wentges smoothing weight the staircase master uses: options.dual_smoothing, or when that
+/// is automatic 0.5 from k = 100 labels on (the master's duals jump between extreme points of a
+/// highly degenerate dual there) and 0 below.
+inline double staircase_dual_smoothing(const UnbiasedOptions& options, Index k) {
+  return options.dual_smoothing == double(kAutomatic) ? (k >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+}
+
 /// The column-generation rounds of solve_staircase_master() on a master already built (its
 /// structural columns after `artificial` penalized ones are S.columns, described to `product`
 /// in order, and S.seen holds them): continues from the master's current basis, so a caller
@@ -281,8 +288,7 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
   // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
   const double k_labels = double(P.num_labels());
   cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
-  cg.dual_smoothing =
-      options.dual_smoothing == double(kAutomatic) ? (P.num_labels() >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
+  cg.dual_smoothing = staircase_dual_smoothing(options, P.num_labels());
   // The most negative columns first, at most max_columns_per_round of them: every column costs
   // a dot product per simplex pivot for the rest of the solve.
   cg.max_columns_per_round =
