@@ -669,6 +669,29 @@ TEST_CASE("simplex: an already optimal starting basis needs no pivot", "[simplex
   REQUIRE(c.iterations >= 12);  // phase 1 from the artificial basis: one pivot per row at least
 }
 
+TEST_CASE("simplex: a row skipped by the ratio test for its tiny pivot is repaired before Optimal", "[simplex][glpk]") {
+  // max x s.t. 1e-3 x <= 1 and a x <= 0, a below the pivot tolerance (1e-9): the Harris ratio
+  // test lets the second row pass, the step to x = 1000 leaves its slack at -1000 a, far beyond
+  // the feasibility tolerance, and that basis was reported Optimal (x clamped, the row violated).
+  // The optimum is x = 0. Dual simplex pivots repair the basis; GLPK is the oracle.
+  for (const double a : {5e-10, 2e-10, 9e-10}) {
+    LinearProgram lp;
+    lp.A.resize(2, 1);
+    lp.A << 1e-3, a;
+    lp.b = Eigen::Vector2d(1, 0);
+    lp.c = Eigen::VectorXd::Constant(1, -1);
+    lp.row_types = {RowType::LessEqual, RowType::LessEqual};
+    RevisedSimplex simplex(lp);
+    const SimplexResult r = simplex.solve();
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(r.feasibility_repairs >= 1);
+    const auto g = labeldp::test::solve_with_glpk(lp);
+    REQUIRE(g.status == SolveStatus::Optimal);
+    CHECK(r.objective == Approx(g.objective).margin(1e-9));
+    CHECK((lp.A * r.x - lp.b).maxCoeff() <= 1e-9);
+  }
+}
+
 TEST_CASE("simplex: an infeasible or singular starting basis is refused and the solve starts cold", "[simplex][glpk]") {
   std::mt19937_64 rng(77);
   for (int t = 0; t < 50; ++t) {

@@ -217,13 +217,26 @@ class RevisedSimplex {
   /// set_basis()); otherwise from scratch (phase 1 + phase 2).
   /// \return status, primal values, duals, reduced costs, objective and iteration count.
   SimplexResult solve() {
+    m_timed = std::isfinite(m_options.time_limit);
+    if (m_timed) m_solve_start = std::chrono::steady_clock::now();
+    SimplexResult result = solve_once();
+    if (result.status != SolveStatus::NumericalIssue || !result.warm_started) return result;
+    // A warm basis that ended on roundoff (a basis that became singular, a repair that failed):
+    // once more from scratch, within the same time limit, with the pivots of both counted.
+    const Index pivots = result.iterations;
+    m_warm = false;
+    result = solve_once();
+    result.iterations += pivots;
+    return result;
+  }
+
+ private:
+  SimplexResult solve_once() {
     SimplexResult result;
     result.iterations = 0;
     const Index m = num_rows();
     if (m == 0) return solve_without_rows();
-    m_timed = std::isfinite(m_options.time_limit);
     m_rng_state = kPerturbationSeed;
-    if (m_timed) m_solve_start = std::chrono::steady_clock::now();
     bool warm = m_warm;
     m_warm = false;
     // A warm basis is still factorized (add_columns() changes no basic column, and the last
@@ -248,7 +261,19 @@ class RevisedSimplex {
         return finish(SolveStatus::Infeasible, result);
       if (!drive_out_artificials()) return finish(SolveStatus::NumericalIssue, result);
     }
-    const SolveStatus phase2 = iterate(/*phase=*/2, result);
+    SolveStatus phase2 = iterate(/*phase=*/2, result);
+    // An optimal basis whose recomputed x_B is infeasible (a row whose entry in the entering
+    // column was below the pivot tolerance does not block the ratio test, and a large step moves
+    // its variable by up to that entry times the step): its duals are still feasible, so dual
+    // simplex pivots restore primal feasibility, and phase 2 confirms the optimum. finish()
+    // refuses Optimal to a basis still infeasible after that.
+    for (int round = 0; phase2 == SolveStatus::Optimal && round < kMaxFeasibilityRepairs; ++round) {
+      if (!check_or_refactor()) return finish(SolveStatus::NumericalIssue, result);
+      if (primal_infeasibility() <= kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) break;
+      ++result.feasibility_repairs;
+      if (!restore_primal_feasibility(result)) return finish(SolveStatus::NumericalIssue, result);
+      phase2 = iterate(/*phase=*/2, result);
+    }
     if (phase2 == SolveStatus::TimeLimit) {
       // The basis is primal feasible: keep it (refreshed from b) for the next solve().
       if (!check_or_refactor()) return finish(SolveStatus::NumericalIssue, result);
@@ -349,6 +374,8 @@ class RevisedSimplex {
   bool adopt_inverse(Eigen::MatrixXd&& inverse);
   bool refactor_and_recompute();
   bool drive_out_artificials();
+  double primal_infeasibility() const;
+  bool restore_primal_feasibility(SimplexResult& result);
   SimplexResult finish(SolveStatus status, SimplexResult& result);
 
   // Pivoting (defined in optim/detail/simplex_pivoting.hpp): the iterations of one phase, and
@@ -363,6 +390,8 @@ class RevisedSimplex {
   static constexpr double kWarmInfeasibility = 100;
   // Relative residual above which check_or_refactor() refactorizes.
   static constexpr double kResidualTolerance = 1e-11;
+  // Rounds of dual pivots that may repair an optimal basis found primal infeasible.
+  static constexpr int kMaxFeasibilityRepairs = 3;
   // Hard limit on updates between refactorizations, in refactorization intervals.
   static constexpr Index kMaxUpdatesPerInterval = 5;
   // A virtual value at or below this is drawn afresh (perturbed_ratio_test()).

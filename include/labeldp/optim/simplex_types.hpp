@@ -198,6 +198,9 @@ struct SimplexResult {
   /// Times the perturbation was removed after a pivot that moved x (a switch back to the
   /// Harris ratio test).
   Index perturbation_removals = 0;
+  /// Times an optimal basis was found primal infeasible after x_B was recomputed, and repaired
+  /// by dual simplex pivots (then confirmed by phase 2).
+  Index feasibility_repairs = 0;
   bool warm_started = false;  ///< true when phase 2 continued from the previous basis or from set_basis()
 };
 

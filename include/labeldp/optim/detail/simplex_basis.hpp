@@ -9,6 +9,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -184,11 +185,93 @@ inline bool RevisedSimplex::drive_out_artificials() {
   return refactor_and_recompute();
 }
 
+// The largest violation of x >= 0 by a basic variable, or of x = 0 by a basic artificial.
+inline double RevisedSimplex::primal_infeasibility() const {
+  double worst = 0;
+  for (Index i = 0; i < num_rows(); ++i)
+    worst = std::max(worst, is_artificial(m_basis[std::size_t(i)]) ? std::abs(m_xb[i]) : -m_xb[i]);
+  return worst;
+}
+
+// Dual simplex pivots (Lemke 1954) from a dual feasible basis whose x_B violates its bounds:
+// the most violated basic variable leaves (at zero), and the entering one is chosen by the dual
+// ratio test (Harris' two passes: the largest step within the dual tolerance, then the largest
+// pivot), so the reduced costs stay non-negative. Basic artificials must be zero, from either
+// side; nonbasic ones never enter. True when no violation beyond the feasibility tolerance is
+// left within m pivots.
+inline bool RevisedSimplex::restore_primal_feasibility(SimplexResult& result) {
+  const Index m = num_rows(), off = structural_offset(), nv = num_variables();
+  const double feas_tol = m_options.primal_feasibility_tolerance * m_b_scale;
+  const double dual_tol =
+      m_options.dual_feasibility_tolerance * std::max(1.0, m_lp.c.size() ? m_lp.c.cwiseAbs().maxCoeff() : 0.0);
+  Eigen::VectorXd y(m), rho(m), w(m), alpha(nv), d(nv), alpha_struct;
+  for (Index pivot = 0; pivot < m; ++pivot) {
+    Index r = -1;
+    double worst = feas_tol;
+    for (Index i = 0; i < m; ++i) {
+      const double x = m_xb[i], violation = is_artificial(m_basis[std::size_t(i)]) ? std::abs(x) : -x;
+      if (violation > worst) {
+        worst = violation;
+        r = i;
+      }
+    }
+    if (r < 0) return true;
+    // x_r moves by -t w_r when the entering variable rises to t: it must rise (w_r < 0) from
+    // below zero, or fall (w_r > 0) from above (a basic artificial).
+    const double dir = m_xb[r] < 0 ? -1.0 : 1.0;
+    for (Index i = 0; i < m; ++i) y[i] = cost(m_basis[std::size_t(i)], 2);
+    m_factor.btran(y);
+    rho = m_factor.inverse_row(r).transpose();
+    alpha_struct.noalias() = m_lp.A.transpose() * rho;
+    const Eigen::VectorXd d_struct = m_lp.c - m_lp.A.transpose() * y;
+    double largest = 0;
+    for (Index v = m; v < nv; ++v) {
+      alpha[v] = 0;
+      if (m_position[std::size_t(v)] >= 0) continue;
+      if (is_slack(v)) {
+        const std::size_t s = std::size_t(v - m);
+        alpha[v] = dir * m_slack_sign[s] * rho[m_slack_row[s]];
+        d[v] = -m_slack_sign[s] * y[m_slack_row[s]];
+      } else {
+        alpha[v] = dir * alpha_struct[v - off];
+        d[v] = d_struct[v - off];
+      }
+      largest = std::max(largest, alpha[v]);
+    }
+    const double piv = m_options.pivot_tolerance * std::max(1.0, largest);
+    double bound = std::numeric_limits<double>::infinity();
+    for (Index v = m; v < nv; ++v)
+      if (alpha[v] > piv) bound = std::min(bound, (std::max(d[v], 0.0) + dual_tol) / alpha[v]);
+    Index entering = -1;
+    for (Index v = m; v < nv; ++v)
+      if (alpha[v] > piv && std::max(d[v], 0.0) / alpha[v] <= bound && (entering < 0 || alpha[v] > alpha[entering]))
+        entering = v;
+    if (entering < 0) return false;  // no variable can repair the row: infeasible to roundoff
+    load_column(entering, w);
+    m_factor.ftran(w);
+    if (!w.allFinite() || !(dir * w[r] > 0)) return false;
+    const double t = m_xb[r] / w[r];
+    m_xb.noalias() -= t * w;
+    m_xb[r] = t;
+    m_position[std::size_t(m_basis[std::size_t(r)])] = -1;
+    m_basis[std::size_t(r)] = entering;
+    m_position[std::size_t(entering)] = r;
+    m_factor.update(r, w);
+    ++result.iterations;
+  }
+  return primal_infeasibility() <= feas_tol;
+}
+
 inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& result) {
   const Index m = num_rows(), n = num_columns(), off = structural_offset();
   // x_B is recomputed from b (dropping the drift of the pivots' updates), with a fresh
   // factorization only when the residuals ask for one (check_or_refactor()).
   if (status == SolveStatus::Optimal && !check_or_refactor()) status = SolveStatus::NumericalIssue;
+  // Never Optimal for a basis whose recomputed x_B is infeasible beyond roundoff (solve()
+  // repairs such a basis first; this is what its repair could not fix).
+  if (status == SolveStatus::Optimal &&
+      primal_infeasibility() > kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale)
+    status = SolveStatus::NumericalIssue;
   result.status = status;
   result.x = Eigen::VectorXd::Zero(n);
   result.duals = Eigen::VectorXd::Zero(m);
