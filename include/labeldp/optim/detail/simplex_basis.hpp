@@ -266,7 +266,9 @@ inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& r
   const Index m = num_rows(), n = num_columns(), off = structural_offset();
   // x_B is recomputed from b (dropping the drift of the pivots' updates), with a fresh
   // factorization only when the residuals ask for one (check_or_refactor()).
-  if (status == SolveStatus::Optimal && !check_or_refactor()) status = SolveStatus::NumericalIssue;
+  // (solve() has just checked an optimum: no pivot since, the check stands.)
+  const bool checked = m_checked_duals.size() == m && m_checked_at == m_factor.num_updates();
+  if (status == SolveStatus::Optimal && !checked && !check_or_refactor()) status = SolveStatus::NumericalIssue;
   // Never Optimal for a basis whose recomputed x_B is infeasible beyond roundoff (solve()
   // repairs such a basis first; this is what its repair could not fix).
   if (status == SolveStatus::Optimal &&
