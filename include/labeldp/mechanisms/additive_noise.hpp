@@ -31,6 +31,7 @@
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/prior.hpp"
 #include "labeldp/core/sampling.hpp"
+#include "labeldp/core/tabled_discrete_laplace.hpp"
 #include "labeldp/core/validate.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
@@ -60,6 +61,16 @@ long double grid_laplace_loss(const LabelGrid<Scalar>& grid, const DiscreteLapla
   e += c * down * (2 * g * (lo - y) * a1 - g * g * a2);
   e += up / (1 + a) * ((top - y) * (top - y) - w * w) - c * up * (2 * w * g * a1 + g * g * a2);
   return e;
+}
+
+/// The audited noise table for `noise` at sensitivity `steps` (certifying the noise's own
+/// realized_epsilon()), or null when none passes (the exact sampler is then used).
+inline std::shared_ptr<const TabledDiscreteLaplace> make_tabled(const DiscreteLaplace& noise, std::int64_t steps) {
+  try {
+    return std::make_shared<const TabledDiscreteLaplace>(noise, steps, noise.realized_epsilon(double(steps)));
+  } catch (const std::invalid_argument&) {
+    return nullptr;
+  }
 }
 
 }  // namespace detail
@@ -103,6 +114,7 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
         // eps so large that the smallest weights round to 0: the exact sampler stays.
       }
     }
+    if (!clip) m_tabled = detail::make_tabled(m_noise, grid.steps());
   }
 
   using detail::LatticeBaseline<DiscreteLaplaceMechanism<Scalar>, Scalar>::sample;
@@ -113,14 +125,19 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   Scalar sample(Scalar y, G& gen) const {
     const std::int64_t j = m_grid.index(y);  // validates y before any random draw
     if (m_table) return (*m_outputs)[std::size_t((*m_table)(Index(j), gen))];
-    return m_grid.output(detail::add_saturating(j, m_noise(gen)), m_clip);
+    return m_grid.output(detail::add_saturating(j, m_tabled ? (*m_tabled)(gen) : m_noise(gen)), m_clip);
   }
   /// True when samples come from the constant-work table (see the class comment).
   bool constant_work() const { return bool(m_table); }
+  /// The audited noise table of unclipped samples (TabledDiscreteLaplace), or null when the
+  /// exact sampler is used (clipped, or a noise too wide for a table).
+  const TabledDiscreteLaplace* tabled_noise() const { return m_tabled.get(); }
   /// \f$\Pr[\text{output index} = o \mid \text{input index} = j]\f$ as sampled: the table's
-  /// realized probability when constant_work(), else the exact distribution's (finite() entry).
+  /// realized probability when constant_work() or tabled_noise(), else the exact distribution's
+  /// (finite() entry).
   long double realized_probability(std::int64_t j, std::int64_t o) const {
     if (m_table) return m_table->probability(Index(j), Index(o));
+    if (m_tabled) return m_tabled->pmf(o - j);
     return m_clip ? clipped_probability(j, o) : m_noise.pmf(o - j);
   }
   const LabelGrid<Scalar>& grid() const { return m_grid; }
@@ -212,6 +229,7 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
   DiscreteLaplace m_noise;
   std::shared_ptr<const ClippedDiscreteLaplace> m_table;  // shared: copies stay cheap
   std::shared_ptr<const std::vector<Scalar>> m_outputs;   // grid.output(o, true), o = 0..N, with m_table
+  std::shared_ptr<const TabledDiscreteLaplace> m_tabled;  // unclipped: the audited noise table, if any
 };
 
 /// The Laplace mechanism \f$y + \mathrm{Lap}(b)\f$, \f$b = (hi - lo)/\varepsilon\f$, sampled
@@ -248,7 +266,21 @@ class LaplaceMechanism : public detail::LatticeBaseline<LaplaceMechanism<Scalar>
       : m_grid(LabelGrid<Scalar>::power_of_two(lo, hi, Scalar(grid_step(lo, hi, eps)))),
         m_eps(eps),
         m_clip(clip),
-        m_noise(DiscreteLaplace::for_privacy(eps, double(m_grid.steps()))) {}
+        m_noise(DiscreteLaplace::for_privacy(eps, double(m_grid.steps()))),
+        m_tabled(detail::make_tabled(m_noise, m_grid.steps())) {}
+
+  using detail::LatticeBaseline<LaplaceMechanism<Scalar>, Scalar>::sample;
+  /// A noisy label for `y` (clipped to [lo, hi] and snapped to the grid first): the noise from
+  /// tabled_noise() when there is one, else the exact DiscreteLaplace sampler.
+  /// \throws std::invalid_argument for a non-finite label.
+  template <std::uniform_random_bit_generator G>
+  Scalar sample(Scalar y, G& gen) const {
+    const std::int64_t j = m_grid.index(y);  // validates y before any random draw
+    return m_grid.output(detail::add_saturating(j, m_tabled ? (*m_tabled)(gen) : m_noise(gen)), m_clip);
+  }
+  /// The audited noise table samples are drawn from (TabledDiscreteLaplace), or null when eps is
+  /// too small for one (below about 1e-3) and the exact sampler is used.
+  const TabledDiscreteLaplace* tabled_noise() const { return m_tabled.get(); }
 
   double eps() const { return m_eps; }
   /// 0: pure eps-DP.
@@ -322,6 +354,7 @@ class LaplaceMechanism : public detail::LatticeBaseline<LaplaceMechanism<Scalar>
   double m_eps;
   bool m_clip;
   DiscreteLaplace m_noise;
+  std::shared_ptr<const TabledDiscreteLaplace> m_tabled;  // the audited noise table, if any (shared: cheap copies)
 };
 
 /// The exponential mechanism restricted to the label range (Ghazi et al. 2023, App. F, on the
