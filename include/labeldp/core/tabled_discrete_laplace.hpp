@@ -19,6 +19,106 @@
 
 namespace labeldp {
 
+namespace detail {
+
+/// A geometric distribution of ratio \f$\beta = e^{-x}\f$ from a one-row DyadicAliasTable: weights
+/// \f$W_h = \lfloor 2^{64}(1-\beta)\beta^h \rfloor\f$ for h < T and a tail outcome weighing the
+/// rest of \f$2^{64}\f$ (about \f$2^{-20}\f$, T at least `min_body`); on the tail, T is added and
+/// the table drawn again (the geometric's memorylessness), so the draw is unbounded and
+/// \f$\Pr[H = mT + r] = (W_\infty/2^{64})^m\,W_r/2^{64}\f$ exactly. One 64-bit word per draw but
+/// for the tail. The privacy audits of its users (TabledDiscreteLaplace, StaircaseNoise) check the
+/// realized weights exactly.
+class TabledGeometric {
+ public:
+  TabledGeometric() = default;
+
+  /// Builds the table; false when T would exceed `max_body` or a weight would round to 0.
+  bool build(long double x, std::int64_t min_body, std::int64_t max_body) {
+    if (!(x > 0)) return false;
+    const long double want = std::ceil(20 * std::log(2.0L) / x);
+    if (!(want <= static_cast<long double>(max_body)) || min_body > max_body) return false;
+    const std::int64_t T = std::max<std::int64_t>(std::max<std::int64_t>(std::int64_t(want), min_body), 1);
+    m_weights.assign(std::size_t(T) + 1, 0);
+    const long double one_minus = -std::expm1(-x), two64 = std::ldexp(1.0L, 64);
+    u128 sum = 0;
+    for (std::int64_t h = 0; h < T; ++h) {
+      const long double scaled = std::floor(one_minus * std::exp(-x * static_cast<long double>(h)) * two64);
+      if (!(scaled >= 1 && scaled < two64)) return false;
+      sum += m_weights[std::size_t(h)] = u128(static_cast<std::uint64_t>(scaled));
+    }
+    if (sum >= (u128(1) << 64)) return false;
+    m_weights.back() = (u128(1) << 64) - sum;
+    m_table = DyadicAliasTable::from_weights(1, T + 1, m_weights);
+    return true;
+  }
+
+  /// T: the entries before the tail.
+  std::int64_t body() const { return std::int64_t(m_weights.size()) - 1; }
+  /// \f$W_0 .. W_{T-1}\f$, then the tail \f$W_\infty\f$ (sum \f$2^{64}\f$).
+  const std::vector<u128>& weights() const { return m_weights; }
+
+  /// Whether \f$\Pr[H = h]\f$ is non-increasing in h: \f$W_h \ge W_{h+1}\f$, and across the tail
+  /// \f$W_{T-1} 2^{64} \ge W_\infty W_0\f$.
+  bool non_increasing() const {
+    const std::size_t T = std::size_t(body());
+    for (std::size_t h = 0; h + 1 < T; ++h)
+      if (m_weights[h] < m_weights[h + 1]) return false;
+    return scaled_le(m_weights.back() * m_weights[0], 0, m_weights[T - 1], 64);
+  }
+
+  /// Whether \f$\Pr[H = h] \cdot B \le \Pr[H = h + k]\f$ for every h, exactly, for a dyadic B
+  /// and a shift 0 <= k < T (h in [0, T) suffices: both sides gain the tail's factor per period).
+  bool ratio_within(const Dyadic& bound, std::int64_t k) const {
+    const std::int64_t T = body();
+    if (k < 0 || k >= T) return false;
+    const u128 tail = m_weights.back();
+    for (std::int64_t h = 0; h < T; ++h) {
+      const std::int64_t j = h + k;
+      const bool wrapped = j >= T;
+      const u128 far = m_weights[std::size_t(wrapped ? j - T : j)] * (wrapped ? tail : u128(1));
+      if (!scaled_le(m_weights[std::size_t(h)] * bound.mant, bound.exp + (wrapped ? 64 : 0), far, 0)) return false;
+    }
+    return true;
+  }
+
+  /// \f$\Pr[H = h]\f$ as sampled (in long double).
+  long double probability(std::uint64_t h) const {
+    const std::uint64_t T = std::uint64_t(body());
+    const long double tail = std::ldexp(static_cast<long double>(m_weights.back()), -64);
+    return std::pow(tail, static_cast<long double>(h / T)) *
+           std::ldexp(static_cast<long double>(m_weights[std::size_t(h % T)]), -64);
+  }
+
+  /// One draw of H.
+  template <std::uniform_random_bit_generator G>
+  std::uint64_t operator()(G& gen) const {
+    const std::uint64_t tail = std::uint64_t(body());
+    std::uint64_t h = 0;
+    for (;;) {
+      const auto c = std::uint64_t(m_table(0, gen));
+      if (c != tail) [[likely]]
+        return h + c;
+      h += tail;
+    }
+  }
+
+ private:
+  std::vector<u128> m_weights;
+  DyadicAliasTable m_table;
+};
+
+/// A dyadic upper bound of \f$e^{x}\f$ for \f$x = n/2^k - \varepsilon\f$ (n a signed integer
+/// given as sign and magnitude below 2^127): long-double arithmetic, whose relative error is below
+/// 2^-60 for the exponent's terms and for exp, widened by 2^-50 and rounded up.
+inline Dyadic exp_upper_bound(bool negative, u128 magnitude, int k, double eps) {
+  const long double ge = (negative ? -1 : 1) * std::ldexp(static_cast<long double>(magnitude), -k);
+  const long double x = ge - static_cast<long double>(eps);
+  const long double slack = std::ldexp(std::fabs(ge) + static_cast<long double>(eps) + 1, -50);
+  return to_dyadic(std::exp(x + slack) * (1 + std::ldexp(1.0L, -50)), true);
+}
+
+}  // namespace detail
+
 /// Discrete Laplace noise \f$\Pr[Z = z] \propto e^{-\gamma|z|}\f$ (the DiscreteLaplace it is
 /// built from, \f$\gamma = s/2^k\f$) for a query of sensitivity N lattice steps, drawn from a
 /// table in about two 64-bit words and with few unpredictable branches, where
@@ -72,11 +172,7 @@ class TabledDiscreteLaplace {
     if (!std::has_single_bit(m_t))
       throw std::invalid_argument("tabled discrete Laplace: gamma's denominator must be 2^k");
     if (sensitivity < 1) detail::fail_parameter("sensitivity", "must be at least 1", double(sensitivity));
-    m_log2_t = int(std::countr_zero(m_t));
-    // K: the most low bits with gamma 2^K <= 2^-6 and 2^K <= N.
-    while (m_k < 40 && (std::int64_t(1) << (m_k + 1)) <= m_n &&
-           detail::u128(m_s) << (m_k + 1) << 6 <= detail::u128(m_t))
-      ++m_k;
+    choose_low_bits();
     for (int log2_delta : {-32, -28, -24, -20}) {
       if (build(std::ldexp(1.0L, log2_delta)) && audit()) {
         m_delta = std::ldexp(1.0, log2_delta);
@@ -96,17 +192,14 @@ class TabledDiscreteLaplace {
     t.m_t = noise.t();
     t.m_n = sensitivity;
     t.m_eps = epsilon;
-    t.m_log2_t = int(std::countr_zero(t.m_t));
-    while (t.m_k < 40 && (std::int64_t(1) << (t.m_k + 1)) <= t.m_n &&
-           detail::u128(t.m_s) << (t.m_k + 1) << 6 <= detail::u128(t.m_t))
-      ++t.m_k;
+    t.choose_low_bits();
     return t.build(delta) && t.audit();
   }
 
   /// K: the low bits drawn exactly.
   int low_bits() const { return m_k; }
   /// T: the table's entries before the tail.
-  std::int64_t body() const { return std::int64_t(m_weights.size()) - 1; }
+  std::int64_t body() const { return m_blocks.body(); }
   /// \f$\delta\f$ of the table that passed (its block ratio is \f$e^{-\gamma(1-\delta)2^K}\f$).
   double delta() const { return m_delta; }
   /// The guarantee the audit certified (the constructor's `epsilon`).
@@ -123,17 +216,8 @@ class TabledDiscreteLaplace {
   template <std::uniform_random_bit_generator G>
   std::int64_t operator()(G& gen) const {
     detail::BitPool<G> pool(gen);
-    const std::uint64_t tail = std::uint64_t(body());
     for (;;) {
-      std::uint64_t h = 0;
-      for (;;) {
-        const auto c = std::uint64_t(m_table(0, gen));
-        if (c != tail) [[likely]] {
-          h += c;
-          break;
-        }
-        h += tail;
-      }
+      const std::uint64_t h = m_blocks(gen);
       std::uint64_t u = 0;
       if (m_k > 0) {
         u = pool.bits(unsigned(m_k));
@@ -152,87 +236,42 @@ class TabledDiscreteLaplace {
   }
 
  private:
-  using u128 = detail::u128;
+  // K: the most low bits with gamma 2^K <= 2^-6 and 2^K <= N (t = 2^k).
+  void choose_low_bits() {
+    m_log2_t = int(std::countr_zero(m_t));
+    m_k = 0;
+    while (m_k < 40 && (std::int64_t(1) << (m_k + 1)) <= m_n &&
+           detail::u128(m_s) << (m_k + 1) << 6 <= detail::u128(m_t))
+      ++m_k;
+  }
 
   // Pr[|Z| = y] before the -0 rejection (pmf() normalizes).
   long double magnitude_probability(std::uint64_t y) const {
-    const std::uint64_t h = y >> m_k, l = y & ((std::uint64_t(1) << m_k) - 1);
-    const std::uint64_t T = std::uint64_t(body());
-    const long double tail = std::ldexp(static_cast<long double>(m_weights.back()), -64);
-    const long double block = std::pow(tail, static_cast<long double>(h / T)) *
-                              std::ldexp(static_cast<long double>(m_weights[std::size_t(h % T)]), -64);
+    const long double block = m_blocks.probability(y >> m_k);
     if (m_k == 0) return block;
+    const std::uint64_t l = y & ((std::uint64_t(1) << m_k) - 1);
     const long double g = static_cast<long double>(m_s) / static_cast<long double>(m_t);
-    const long double low =
-        std::expm1(-g) / std::expm1(-g * std::ldexp(1.0L, m_k)) * std::exp(-g * static_cast<long double>(l));
-    return block * low;
+    return block * std::expm1(-g) / std::expm1(-g * std::ldexp(1.0L, m_k)) * std::exp(-g * static_cast<long double>(l));
   }
 
-  // Weights floor(2^64 (1 - beta) beta^h), h < T, and the tail 2^64 - sum, beta = e^{-gamma (1 - delta) 2^K}.
+  // The block table for gamma' = gamma (1 - delta): T >= a + 2, so that a shift by a + 1 blocks
+  // crosses the tail once at most.
   bool build(long double delta) {
     const long double x =
         static_cast<long double>(m_s) / static_cast<long double>(m_t) * std::ldexp(1.0L, m_k) * (1 - delta);
-    if (!(x > 0)) return false;
-    // T: the tail (beta^T) near 2^-20, and T >= a + 2 so that a shift by a + 1 blocks crosses the tail once at most.
-    const std::int64_t a = m_n >> m_k;
-    const long double want = std::ceil(20 * std::log(2.0L) / x);
-    if (!(want <= static_cast<long double>(kMaxBody)) || a + 2 > kMaxBody) return false;
-    const std::int64_t T = std::max<std::int64_t>(std::int64_t(want), a + 2);
-    m_weights.assign(std::size_t(T) + 1, 0);
-    const long double one_minus = -std::expm1(-x), two64 = std::ldexp(1.0L, 64);
-    u128 sum = 0;
-    for (std::int64_t h = 0; h < T; ++h) {
-      const long double p = one_minus * std::exp(-x * static_cast<long double>(h));
-      const long double scaled = std::floor(p * two64);
-      if (!(scaled >= 1 && scaled < two64)) return false;
-      m_weights[std::size_t(h)] = u128(static_cast<std::uint64_t>(scaled));
-      sum += m_weights[std::size_t(h)];
-    }
-    if (sum >= (u128(1) << 64)) return false;
-    m_weights.back() = (u128(1) << 64) - sum;
-    m_table = DyadicAliasTable::from_weights(1, T + 1, m_weights);
-    return true;
+    return m_blocks.build(x, (m_n >> m_k) + 2, kMaxBody);
   }
 
   // The exact check of the class comment.
   bool audit() const {
-    const std::int64_t T = body(), K = m_k;
-    const u128 tail = m_weights.back();
-    // Non-increasing: W_h >= W_{h+1}, and across the tail W_{T-1} 2^64 >= W_inf W_0.
-    for (std::int64_t h = 0; h + 1 < T; ++h)
-      if (m_weights[std::size_t(h)] < m_weights[std::size_t(h + 1)]) return false;
-    if (!detail::scaled_le(tail * m_weights[0], 0, m_weights[std::size_t(T - 1)], 64)) return false;
-    const std::int64_t a = m_n >> K, b = m_n - (a << K), span = std::int64_t(1) << K;
-    struct Shift {
-      std::int64_t k, e;
+    if (!m_blocks.non_increasing()) return false;
+    const std::int64_t a = m_n >> m_k, b = m_n - (a << m_k), span = std::int64_t(1) << m_k;
+    // W_h e^{gamma e - eps} <= W_{h+k} for (k, e) = (a - 1, 2^K - 1), (a, b), (a + 1, b - 2^K).
+    auto ok = [&](std::int64_t k, std::int64_t e) {
+      const detail::u128 mag = detail::u128(m_s) * detail::u128(e >= 0 ? e : -e);
+      return m_blocks.ratio_within(detail::exp_upper_bound(e < 0, mag, m_log2_t, m_eps), k);
     };
-    Shift shifts[3];
-    int count = 0;
-    if (a - 1 >= 1) shifts[count++] = {a - 1, span - 1};
-    shifts[count++] = {a, b};
-    if (b >= 1) shifts[count++] = {a + 1, b - span};
-    for (int i = 0; i < count; ++i) {
-      const detail::Dyadic bound = exp_bound(shifts[i].e);
-      for (std::int64_t h = 0; h < T; ++h) {
-        const std::int64_t j = h + shifts[i].k;
-        const bool wrapped = j >= T;
-        const u128 far = m_weights[std::size_t(wrapped ? j - T : j)] * (wrapped ? tail : u128(1));
-        // W_h e^{gamma e - eps} <= W_j (times W_inf / 2^64 when j wrapped past the tail).
-        if (!detail::scaled_le(m_weights[std::size_t(h)] * bound.mant, bound.exp + (wrapped ? 64 : 0), far, 0))
-          return false;
-      }
-    }
-    return true;
-  }
-
-  // A dyadic upper bound of e^{gamma e - eps}: long-double arithmetic (relative error below
-  // 2^-60 for the exponent's terms and for exp) widened by 2^-50, rounded up.
-  detail::Dyadic exp_bound(std::int64_t e) const {
-    const long double ge =
-        (e >= 0 ? 1 : -1) * std::ldexp(static_cast<long double>(u128(m_s) * u128(e >= 0 ? e : -e)), -m_log2_t);
-    const long double x = ge - static_cast<long double>(m_eps);
-    const long double slack = std::ldexp(std::fabs(ge) + static_cast<long double>(m_eps) + 1, -50);
-    return detail::to_dyadic(std::exp(x + slack) * (1 + std::ldexp(1.0L, -50)), true);
+    return (a - 1 < 1 || ok(a - 1, span - 1)) && ok(a, b) && (b < 1 || ok(a + 1, b - span));
   }
 
   std::uint64_t m_s = 1, m_t = 1;
@@ -241,8 +280,7 @@ class TabledDiscreteLaplace {
   std::int64_t m_n = 1;
   double m_eps = 0;
   double m_delta = 0;
-  std::vector<u128> m_weights;  // W_0 .. W_{T-1}, then the tail W_inf; sum 2^64
-  DyadicAliasTable m_table;
+  detail::TabledGeometric m_blocks;  // H, of ratio e^{-gamma' 2^K}
 };
 
 }  // namespace labeldp
