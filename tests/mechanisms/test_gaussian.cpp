@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <labeldp/core/concepts.hpp>
@@ -239,6 +240,39 @@ TEST_CASE("discrete Gaussian sampler fits its exact pmf; an under-noised mutant 
     INFO("eps " << eps << " sigma " << m.sigma() << " z " << z_ok << " mutant z " << z_mut);
     CHECK(z_ok < 6);
     CHECK(z_mut >= 6);
+  }
+}
+
+TEST_CASE(
+    "discrete Gaussian sampler (power-of-two Laplace proposal) fits the exact pmf at small and large sigma; "
+    "an under-noised mutant does not",
+    "[gaussian]") {
+  // sigma^2 from 1/4 (t = 1) through non-powers of two (t well above sigma) to 5000: each value's
+  // exact probability e^{-y^2 / 2 sigma^2} / normalizer, the tails beyond 6 sigma as two cells.
+  for (double s2 : {0.25, 3.0, 40.0, 5000.0}) {
+    const auto sampler = labeldp::detail::dyadic_sampler(s2), mutant = labeldp::detail::dyadic_sampler(s2 / 1.3);
+    REQUIRE(std::has_single_bit(sampler.t));
+    CHECK(double(sampler.t) >= std::sqrt(sampler.sigma2()));
+    CHECK(double(sampler.t) < 2 * std::sqrt(sampler.sigma2()) + 1);
+    const double sig2 = sampler.sigma2(), norm = labeldp::detail::discrete_gaussian_normalizer(sig2);
+    const std::int64_t reach = std::max<std::int64_t>(2, std::int64_t(6 * std::sqrt(sig2)));
+    const std::int64_t step = std::max<std::int64_t>(1, reach / 60);  // cells of `step` values
+    std::vector<std::int64_t> edges;
+    for (std::int64_t e = -reach - 1; e <= reach; e += step) edges.push_back(e);
+    const auto cdf = [&](std::int64_t x) {
+      long double c = 0;
+      for (std::int64_t y = -40 * reach; y <= x; ++y) c += std::exp(-double(y) * double(y) / (2 * sig2)) / norm;
+      return c;
+    };
+    SeededRandom g(99), gm(99);
+    std::vector<std::int64_t> z(200000), zm(z.size());
+    for (auto& v : z) v = sampler(g);
+    for (auto& v : zm) v = mutant(gm);
+    const double ok = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(z, edges, cdf));
+    const double bad = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(zm, edges, cdf));
+    INFO("sigma^2 " << sig2 << " t " << sampler.t << ": z " << ok << ", mutant z " << bad);
+    CHECK(ok < 6);
+    CHECK(bad >= 6);
   }
 }
 

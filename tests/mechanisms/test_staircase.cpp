@@ -146,7 +146,7 @@ TEST_CASE("realized staircase noise: normalized, monotone, eps-DP by brute-force
 
 TEST_CASE("tabled staircase periods: realized pmf eps-DP by brute force; the table audit rejects less noise",
           "[staircase]") {
-  for (double eps : {0.01, 0.7, 3.0, 30.0})
+  for (double eps : {0.01, 0.7, 3.0, 20.0})
     for (auto [D, r] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {5, 2}, {40, 17}, {40, 1}}) {
       const StaircaseNoise n(eps, D, r);
       INFO("eps " << eps << " D " << D << " r " << r);
@@ -156,10 +156,11 @@ TEST_CASE("tabled staircase periods: realized pmf eps-DP by brute force; the tab
       long double mass = n.realized_pmf(0), worst = 0;
       for (std::int64_t z = 1; z <= K; ++z) {
         mass += 2 * n.realized_pmf(z);
-        CHECK(n.realized_pmf(z) <= n.realized_pmf(z - 1));
+        // Non-increasing but at a period's start, where b' / b (1 + eps delta) may lift it.
+        CHECK(n.realized_pmf(z) <= n.realized_pmf(z - 1) * (1 + 1e-8L));
         CHECK(std::fabs(n.realized_pmf(z) / static_cast<long double>(n.pmf(z)) - 1) < 1e-6);
       }
-      CHECK(mass == Approx(1).epsilon(1e-9));
+      CHECK(std::fabs(mass - 1) < 3e-6);  // what is left: the tail's 2^-20 on each side
       for (std::int64_t z = -K; z <= K; ++z)
         for (std::int64_t d = 1; d <= D; ++d)
           worst =
@@ -181,7 +182,7 @@ TEST_CASE("tabled staircase periods: realized pmf eps-DP by brute force; the tab
   }
   // Outside the table's range the exact sampler stays.
   CHECK(StaircaseNoise(1e-4, 5, 2).period_table() == nullptr);
-  CHECK(StaircaseNoise(100, 5, 2).period_table() == nullptr);
+  CHECK(StaircaseNoise(30, 5, 2).period_table() == nullptr);  // e^-30 2^64 < 2^32: too coarse a table
 }
 
 TEST_CASE("staircase sampling is O(1) at the extremes of eps", "[staircase]") {

@@ -32,21 +32,24 @@ class TabledGeometric {
  public:
   TabledGeometric() = default;
 
-  /// Builds the table; false when T would exceed `max_body` or a weight would round to 0.
+  /// Builds the table; false when T would exceed `max_body` or a weight (the tail's too) would be
+  /// below 2^32 (then not within 2^-32 relative of the geometric's probability).
   bool build(long double x, std::int64_t min_body, std::int64_t max_body) {
     if (!(x > 0)) return false;
     const long double want = std::ceil(20 * std::log(2.0L) / x);
     if (!(want <= static_cast<long double>(max_body)) || min_body > max_body) return false;
     const std::int64_t T = std::max<std::int64_t>(std::max<std::int64_t>(std::int64_t(want), min_body), 1);
+    // Every weight at least 2^32 (so within 2^-32 relative of the geometric's): else no table.
+    const u128 least = u128(1) << 32;
     m_weights.assign(std::size_t(T) + 1, 0);
     const long double one_minus = -std::expm1(-x), two64 = std::ldexp(1.0L, 64);
     u128 sum = 0;
     for (std::int64_t h = 0; h < T; ++h) {
       const long double scaled = std::floor(one_minus * std::exp(-x * static_cast<long double>(h)) * two64);
-      if (!(scaled >= 1 && scaled < two64)) return false;
+      if (!(scaled >= 4294967296.0L && scaled < two64)) return false;
       sum += m_weights[std::size_t(h)] = u128(static_cast<std::uint64_t>(scaled));
     }
-    if (sum >= (u128(1) << 64)) return false;
+    if (sum + least > (u128(1) << 64)) return false;
     m_weights.back() = (u128(1) << 64) - sum;
     m_table = DyadicAliasTable::from_weights(1, T + 1, m_weights);
     return true;
@@ -67,10 +70,10 @@ class TabledGeometric {
   }
 
   /// Whether \f$\Pr[H = h] \cdot B \le \Pr[H = h + k]\f$ for every h, exactly, for a dyadic B
-  /// and a shift 0 <= k < T (h in [0, T) suffices: both sides gain the tail's factor per period).
+  /// and a shift 0 <= k <= T (h in [0, T) suffices: both sides gain the tail's factor per period).
   bool ratio_within(const Dyadic& bound, std::int64_t k) const {
     const std::int64_t T = body();
-    if (k < 0 || k >= T) return false;
+    if (k < 0 || k > T) return false;
     const u128 tail = m_weights.back();
     for (std::int64_t h = 0; h < T; ++h) {
       const std::int64_t j = h + k;

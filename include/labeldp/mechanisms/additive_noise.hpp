@@ -90,7 +90,7 @@ inline std::shared_ptr<const TabledDiscreteLaplace> make_tabled(const DiscreteLa
 /// (about two words per label; work still varies with the noise, rarely): its realized pmf
 /// (realized_probability()) matches the stated one to about 2^-32 relative in scale, within
 /// 1e-6 relative out to 20 scales (tests). Otherwise (a clipped grid larger than kTableSteps, or
-/// no table: eps over N too small or eps above about 25) the exact sampler's work varies with the
+/// no table: eps over N too small or eps above about 22) the exact sampler's work varies with the
 /// noise drawn (see DiscreteLaplace).
 ///
 /// \code{.cpp}
@@ -257,7 +257,7 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
 /// (`"noise_scale"`, `"realized_eps"`, `"granularity"`) and in expected_loss(), which is exact for the stated
 /// discrete Laplace. With `clip`, outputs are clipped to [lo, hi] (post-processing).
 ///
-/// Sampling: Z comes from a TabledDiscreteLaplace (tabled_noise()) for eps from about 1e-3 to 25,
+/// Sampling: Z comes from a TabledDiscreteLaplace (tabled_noise()) for eps from about 1e-3 to 22,
 /// about two 64-bit words per label, twice the throughput of the exact sampler of Canonne, Kamath
 /// and Steinke 2020 (Algorithm 2), which is used otherwise. The table's realized privacy loss is
 /// audited exactly against realized_epsilon() when it is built; its distribution is the stated

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -144,11 +145,15 @@ inline double discrete_gaussian_variance(double s2) {
 }
 
 /// Exact rejection sampler of the discrete Gaussian \f$N_Z(0, \sigma^2)\f$, \f$\sigma^2 = M/2^f\f$
-/// (Canonne, Kamath and Steinke 2020, Algorithm 3 with their Algorithm 2 proposal, t = floor(sigma) + 1).
-/// Every probability is a ratio of 128-bit integers. The proposal's geometric part is capped
-/// at 127 periods (|Y| < 128 t), so the output is \f$N_Z(0, \sigma^2)\f$ conditioned on
-/// \f$|Y| < 128t\f$: mass below \f$e^{-8192}\f$ is removed, which the delta accounting absorbs
-/// (it certifies delta with a 1e-9 relative margin, far above \f$2(1+e^{\varepsilon})e^{-8192}\f$).
+/// (Canonne, Kamath and Steinke 2020, Algorithm 3): proposals Y from the discrete Laplace of scale
+/// t, t the smallest power of two above sigma (CKS use floor(sigma) + 1; the algorithm is exact
+/// for every t > 0, and a power of two lets DiscreteLaplace draw Y with its fast exact Bernoulli
+/// draws on 64-bit fractions: about 3x the throughput, for an acceptance rate of 0.55 to 0.76
+/// instead of about 0.76), kept with probability \f$e^{-(|Y| - \sigma^2/t)^2/2\sigma^2}\f$, a ratio
+/// of 128-bit integers. Proposals with \f$|Y| \ge 128t\f$ are rejected too, so the output is
+/// \f$N_Z(0, \sigma^2)\f$ conditioned on \f$|Y| < 128t\f$: mass below \f$e^{-8192}\f$ is removed, which
+/// the delta accounting absorbs (it certifies delta with a 1e-9 relative margin, far above
+/// \f$2(1+e^{\varepsilon})e^{-8192}\f$).
 struct DiscreteGaussianSampler {
   std::uint64_t m = 1;  // sigma^2 = m / 2^f
   int f = 0;
@@ -160,7 +165,9 @@ struct DiscreteGaussianSampler {
     t = std::uint64_t(std::floor(std::sqrt(double(m) / double(q))));
     while (u128(t) * t * q <= m) ++t;  // smallest t with t^2 > sigma^2
     while (t > 1 && u128(t - 1) * (t - 1) * q > m) --t;
+    t = std::bit_ceil(t);  // a power of two (exact for every t; see above)
     if (u128(t) * t * q >= (u128(1) << 56)) throw std::logic_error("discrete Gaussian parameters out of range");
+    m_proposal = DiscreteLaplace(1, t);
   }
   double sigma2() const { return std::ldexp(double(m), -f); }
 
@@ -170,9 +177,11 @@ struct DiscreteGaussianSampler {
     const u128 q = u128(1) << f, tq = u128(t) * q;
     const u128 den = 2 * u128(m) * q * u128(t) * u128(t);
     for (;;) {
-      bool negative = false;
-      const std::uint64_t y = laplace_magnitude(bits, negative);
-      if (negative && y == 0) continue;
+      // Y: discrete Laplace of scale t (exact; -0 already rejected), |Y| < 128 t.
+      const std::int64_t z = m_proposal(gen);
+      const bool negative = z < 0;
+      const std::uint64_t y = negative ? std::uint64_t(0) - std::uint64_t(z) : std::uint64_t(z);
+      if (y >= 128 * t) continue;
       // gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - m)^2 / (2 m q t^2)
       const u128 a = u128(y) * tq, diff = a >= m ? a - m : u128(m) - a;
       if (bernoulli_exp_minus(diff * diff, den, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
@@ -180,20 +189,7 @@ struct DiscreteGaussianSampler {
   }
 
  private:
-  // |X| for X ~ discrete Laplace of scale t (CKS 2020, Algorithm 2), V <= 127, and the sign
-  // (one uniform draw on [0, 2t) gives both U and the sign bit).
-  template <typename G>
-  std::uint64_t laplace_magnitude(NoiseBits<G>& bits, bool& negative) const {
-    for (;;) {
-      const std::uint64_t w = std::uint64_t(bits.below(2 * u128(t))), u = w >> 1;
-      negative = (w & 1) != 0;
-      if (!bernoulli_exp_minus(u, t, bits)) continue;
-      std::uint64_t v = 0;
-      while (v < 128 && bernoulli_exp_minus(1, 1, bits)) ++v;
-      if (v == 128) continue;
-      return u + t * v;
-    }
-  }
+  DiscreteLaplace m_proposal{1, 1};  // scale t
 };
 
 /// Dyadic sigma^2 >= s2 with 24 significant bits (rounded up: at most 2^-23 relative, so the
