@@ -276,6 +276,67 @@ TEST_CASE(
   }
 }
 
+namespace {
+// Returns `first` once, then the words of a SeededRandom: a uniform U whose first 64 bits are chosen.
+struct FirstWord {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type(0); }
+  std::uint64_t first;
+  bool used = false;
+  SeededRandom rest{4};
+  result_type operator()() {
+    if (used) return rest();
+    used = true;
+    return first;
+  }
+};
+}  // namespace
+
+TEST_CASE("discrete Gaussian acceptance: ratio_word compares U with n/d exactly, also inside the estimate's margin",
+          "[gaussian]") {
+  using labeldp::detail::DiscreteGaussianSampler;
+  using u128 = labeldp::detail::u128;
+  // n/d with d < 2^64, so w = floor(2^64 n / d) and the remainder are exact in 128 bits.
+  for (auto [n, d] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {1, 3}, {2, 7}, {123456789, 1000000007}, {(std::uint64_t(1) << 62) + 5, (std::uint64_t(1) << 63) + 11}}) {
+    const u128 scaled = (u128(n) << 64), w128 = scaled / d, rem = scaled % d;
+    const std::uint64_t w = std::uint64_t(w128);
+    INFO("n " << n << " d " << d);
+    for (std::int64_t off : {-20000, -100, -1, 1, 100, 20000}) {
+      FirstWord g{w + std::uint64_t(off)};
+      labeldp::detail::NoiseBits<FirstWord> bits(g);
+      CHECK(DiscreteGaussianSampler::ratio_word(n, d, g, bits) == (off < 0));  // U < n/d iff its first word is below w
+    }
+    // u == w: true exactly when the remaining bits are below rem / d.
+    long long hits = 0;
+    const int trials = 20000;
+    for (int i = 0; i < trials; ++i) {
+      FirstWord g{w};
+      g.rest = SeededRandom(std::uint64_t(1000 + i));
+      labeldp::detail::NoiseBits<FirstWord> bits(g);
+      hits += DiscreteGaussianSampler::ratio_word(n, d, g, bits);
+    }
+    const double p = double(rem) / double(d);
+    CHECK(std::abs(double(hits) - trials * p) <= 6 * std::sqrt(trials * p * (1 - p)) + 1);
+  }
+  // exp_minus_words against e^{-n/d}, and a mutant (e^{-1.2 n/d}) that the same check rejects.
+  SeededRandom gen(12);
+  labeldp::detail::NoiseBits<SeededRandom> nb(gen);
+  for (auto [n, d] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 3}, {5, 4}, {7, 2}, {10, 10}}) {
+    const int trials = 100000;
+    long long hits = 0, mutant = 0;
+    for (int i = 0; i < trials; ++i) {
+      hits += DiscreteGaussianSampler::exp_minus_words(n, d, gen, nb);
+      mutant += DiscreteGaussianSampler::exp_minus_words(u128(n) * 6, u128(d) * 5, gen, nb);
+    }
+    const double p = std::exp(-double(n) / double(d)), sd = std::sqrt(trials * p * (1 - p));
+    INFO("n " << n << " d " << d << " hits " << hits << " expected " << trials * p << " mutant " << mutant);
+    CHECK(std::abs(double(hits) - trials * p) <= 6 * sd);
+    CHECK(std::abs(double(mutant) - trials * p) > 6 * sd);
+  }
+}
+
 TEST_CASE("analytic Gaussian sampler fits its exact lattice distribution (KS); a mutant does not",
           "[.][statistical][gaussian]") {
   const AnalyticGaussianMechanism m(0, 1, 1.0, 1e-6, false);

@@ -184,8 +184,51 @@ struct DiscreteGaussianSampler {
       if (y >= 128 * t) continue;
       // gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - m)^2 / (2 m q t^2)
       const u128 a = u128(y) * tq, diff = a >= m ? a - m : u128(m) - a;
-      if (bernoulli_exp_minus(diff * diff, den, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
+      if (exp_minus_words(diff * diff, den, gen, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
     }
+  }
+
+  /// True with probability exactly \f$e^{-n/d}\f$, \f$d < 2^{113}\f$: CKS 2020, Algorithm 1 (as
+  /// bernoulli_exp_minus()), each Bernoulli(\f$\gamma/K\f$) drawn by ratio_word().
+  template <typename G>
+  static bool exp_minus_words(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
+    auto unit = [&](u128 num, u128 den) {  // e^{-num/den}, num <= den
+      std::uint64_t k = 1;
+      while (ratio_word(num, den * k, gen, bits))
+        if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("exp_minus_words: impossible trial count");
+      return (k & 1) == 1;
+    };
+    if (n <= d) return unit(n, d);
+    for (u128 q = n / d; q > 0; --q)
+      if (!unit(1, 1)) return false;
+    return unit(n % d, d);
+  }
+
+  /// True with probability exactly n/d (d < 2^127): a uniform U whose first 64 bits are one
+  /// word u, compared with n/d. A double estimate of \f$2^{64} n/d\f$ (relative error below
+  /// \f$2^{-51}\f$, so within \f$2^{13}\f$) settles it unless u is within \f$2^{14}\f$ of it
+  /// (probability below \f$2^{-49}\f$); then u's bits and further random bits are compared with
+  /// the exact binary expansion of n/d (long division). One word and no loop per draw, where
+  /// NoiseBits::ratio() branches on every bit.
+  template <typename G>
+  static bool ratio_word(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
+    if (n >= d) return true;
+    if (n == 0) return false;
+    constexpr std::uint64_t margin = std::uint64_t(1) << 14, top = ~std::uint64_t(0);
+    const double est = double(n) / double(d) * 18446744073709551616.0;
+    const std::uint64_t e = est >= 18446744073709551615.0 ? top : std::uint64_t(est);
+    const std::uint64_t lo = e > margin ? e - margin : 0, hi = e < top - margin ? e + margin : top;
+    const std::uint64_t u = random_u64(gen);
+    if (u < lo) return true;   // U < (u + 1) 2^-64 <= lo 2^-64 <= n/d
+    if (u > hi) return false;  // U >= u 2^-64 > hi 2^-64 >= n/d
+    u128 r = n;
+    for (int i = 63; i >= 0; --i) {
+      r <<= 1;
+      const bool digit = r >= d;
+      if (digit) r -= d;
+      if (bool((u >> i) & 1) != digit) return digit;
+    }
+    return bits.ratio(r, d);  // the first 64 bits tied: the rest of the expansion, r / d
   }
 
  private:
