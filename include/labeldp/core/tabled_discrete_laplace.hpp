@@ -23,7 +23,8 @@ namespace detail {
 
 /// A geometric distribution of ratio \f$\beta = e^{-x}\f$ from a one-row DyadicAliasTable: weights
 /// \f$W_h = \lfloor 2^{64}(1-\beta)\beta^h \rfloor\f$ for h < T and a tail outcome weighing the
-/// rest of \f$2^{64}\f$ (about \f$2^{-20}\f$, T at least `min_body`); on the tail, T is added and
+/// rest of \f$2^{64}\f$ (about \f$2^{-20}\f$, T at least `min_body`; every weight at least
+/// \f$2^{32}\f$, so within \f$2^{-32}\f$ relative of the geometric's); on the tail, T is added and
 /// the table drawn again (the geometric's memorylessness), so the draw is unbounded and
 /// \f$\Pr[H = mT + r] = (W_\infty/2^{64})^m\,W_r/2^{64}\f$ exactly. One 64-bit word per draw but
 /// for the tail. The privacy audits of its users (TabledDiscreteLaplace, StaircaseNoise) check the
@@ -167,9 +168,10 @@ class TabledDiscreteLaplace {
   /// The table for `noise` and sensitivity `sensitivity` (>= 1 lattice steps), audited against
   /// `epsilon` (normally noise.realized_epsilon(sensitivity)).
   /// \throws std::invalid_argument when \f$\gamma\f$'s denominator is not a power of two, when
-  ///         the table would need more than kMaxBody entries (a wide noise for a small eps), or
-  ///         when no \f$\delta\f$ passes the audit (eps too small for 2^-64 weights); the caller
-  ///         then samples the DiscreteLaplace itself.
+  ///         the table would need more than kMaxBody entries (a wide noise for a small eps, below
+  ///         about 1e-3), a weight below 2^32 (eps above about 22: the ratio e^eps across a + 2
+  ///         blocks), or when no \f$\delta\f$ passes the audit; the caller then samples the
+  ///         DiscreteLaplace itself.
   TabledDiscreteLaplace(const DiscreteLaplace& noise, std::int64_t sensitivity, double epsilon)
       : m_s(noise.s()), m_t(noise.t()), m_n(sensitivity), m_eps(epsilon) {
     if (!std::has_single_bit(m_t))
