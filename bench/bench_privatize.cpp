@@ -8,7 +8,9 @@
 //  - labels/s of every finite mechanism's batch sample(in, out, gen) with SecureRandom (issue 15):
 //    RR-on-Bins at eps 1, 4, 8, k-ary randomized response, a dense 101 x 101 FiniteMechanism (the
 //    shape of the optimal / unbiased ones), the clipped discrete Laplace; and keyed mode
-//    (sample_keyed with contiguous and with random record ids) next to the same mechanism unkeyed.
+//    (sample_keyed with contiguous and with random record ids) next to the same mechanism unkeyed;
+//  - the unclipped additive-noise baselines (laplace, staircase, gaussian) as the Python module
+//    applies them, unkeyed and keyed, at eps 1 and 8.
 //
 // Targets: >= 20 million labels/s per core end to end (two-stage, secure generator); issue 15:
 // >= 100 M labels/s/core for every finite mechanism at every eps, keyed <= 1.5x slower.
@@ -253,6 +255,43 @@ void BM_Any_RROnBins_RawLabels(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
 }
 BENCHMARK(BM_Any_RROnBins_RawLabels)->ArgName("mode")->DenseRange(0, 4);
+
+// The unclipped additive-noise baselines as the Python module applies them (`baseline(kind, eps,
+// 0, 5000)`: an AnyMechanism from make_baseline(), raw CPS wages, delta 1e-6 for the Gaussian), to
+// split the sampler's cost from the binding's (issue 15). Args: kind (0 laplace, 1 staircase, 2
+// gaussian), eps, mode (0 unkeyed SecureRandom, 1 keyed with contiguous ids).
+void BM_Any_AdditiveNoise(benchmark::State& state) {
+  static const char* const kinds[] = {"laplace", "staircase", "gaussian"};
+  labeldp::BaselineSpec spec;
+  spec.kind = kinds[state.range(0)];
+  spec.eps = double(state.range(1));
+  spec.delta = state.range(0) == 2 ? 1e-6 : 0.0;
+  spec.lo = 0;
+  spec.hi = 5000;
+  const labeldp::AnyMechanism any = labeldp::make_baseline(spec);
+  const auto& wages = cps_wages();
+  std::vector<double> in(std::size_t(1) << 16);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = wages[i % wages.size()];
+  std::vector<double> out(in.size());
+  std::vector<std::uint64_t> ids(in.size());
+  std::iota(ids.begin(), ids.end(), std::uint64_t{0});
+  labeldp::KeyedRandom::Key key{};
+  key[0] = 1;
+  const labeldp::KeyedRandom keyed(key);
+  labeldp::SecureRandom gen;
+  const bool keyed_mode = state.range(2) != 0;
+  for (auto _ : state) {
+    if (keyed_mode)
+      labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(ids), keyed,
+                            std::span<double>(out));
+    else
+      any.sample(std::span<const double>(in), std::span<double>(out), gen);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+}
+BENCHMARK(BM_Any_AdditiveNoise)->ArgNames({"kind", "eps", "keyed"})->ArgsProduct({{0, 1, 2}, {1, 8}, {0, 1}});
 
 }  // namespace
 

@@ -4,7 +4,8 @@ labels/s/core), unkeyed (SecureRandom) and keyed (key + ids).
 
 The labels are the bundled CPS 1988 wages repeated to N (default 10^7); the mechanisms are the
 two-stage pipeline's: a private prior (eps 0.1) on the public grid [0, 5000] step 50, then
-RR-on-Bins or the unbiased randomizer for it, and the Laplace baseline. One thread (privatize
+RR-on-Bins or the unbiased randomizer for it, and the unclipped Laplace, staircase and Gaussian
+baselines (exact additive noise on a public lattice). One thread (privatize
 runs on the calling thread), best of --repeat runs.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/bench_privatize.py [--n 10000000]
@@ -88,6 +89,10 @@ def main():
     cases.append(("unbiased eps 1 (grid 64)", labeldp.unbiased(prior.values, prior.probs, 1.0, grid=64)))
     for eps in (1.0, 8.0):
         cases.append((f"laplace eps {eps:g}", labeldp.baseline("laplace", eps, 0, 5000)))
+    for eps in (1.0, 8.0):
+        cases.append((f"staircase eps {eps:g}", labeldp.baseline("staircase", eps, 0, 5000)))
+    for eps in (1.0, 8.0):
+        cases.append((f"gaussian eps {eps:g} delta 1e-6", labeldp.baseline("gaussian", eps, 0, 5000, 1e-6)))
 
     pages = "reused pages (MALLOC_MMAP_THRESHOLD_ set)" if os.environ.get("MALLOC_MMAP_THRESHOLD_") else "fresh pages"
     print(

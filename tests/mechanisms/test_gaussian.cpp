@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <labeldp/core/concepts.hpp>
@@ -239,6 +240,100 @@ TEST_CASE("discrete Gaussian sampler fits its exact pmf; an under-noised mutant 
     INFO("eps " << eps << " sigma " << m.sigma() << " z " << z_ok << " mutant z " << z_mut);
     CHECK(z_ok < 6);
     CHECK(z_mut >= 6);
+  }
+}
+
+TEST_CASE(
+    "discrete Gaussian sampler (power-of-two Laplace proposal) fits the exact pmf at small and large sigma; "
+    "an under-noised mutant does not",
+    "[gaussian]") {
+  // sigma^2 from 1/4 (t = 1) through non-powers of two (t well above sigma) to 5000: each value's
+  // exact probability e^{-y^2 / 2 sigma^2} / normalizer, the tails beyond 6 sigma as two cells.
+  for (double s2 : {0.25, 3.0, 40.0, 5000.0}) {
+    const auto sampler = labeldp::detail::dyadic_sampler(s2), mutant = labeldp::detail::dyadic_sampler(s2 / 1.3);
+    REQUIRE(std::has_single_bit(sampler.t));
+    CHECK(double(sampler.t) >= std::sqrt(sampler.sigma2()));
+    CHECK(double(sampler.t) < 2 * std::sqrt(sampler.sigma2()) + 1);
+    const double sig2 = sampler.sigma2(), norm = labeldp::detail::discrete_gaussian_normalizer(sig2);
+    const std::int64_t reach = std::max<std::int64_t>(2, std::int64_t(6 * std::sqrt(sig2)));
+    const std::int64_t step = std::max<std::int64_t>(1, reach / 60);  // cells of `step` values
+    std::vector<std::int64_t> edges;
+    for (std::int64_t e = -reach - 1; e <= reach; e += step) edges.push_back(e);
+    const auto cdf = [&](std::int64_t x) {
+      long double c = 0;
+      for (std::int64_t y = -40 * reach; y <= x; ++y) c += std::exp(-double(y) * double(y) / (2 * sig2)) / norm;
+      return c;
+    };
+    SeededRandom g(99), gm(99);
+    std::vector<std::int64_t> z(200000), zm(z.size());
+    for (auto& v : z) v = sampler(g);
+    for (auto& v : zm) v = mutant(gm);
+    const double ok = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(z, edges, cdf));
+    const double bad = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(zm, edges, cdf));
+    INFO("sigma^2 " << sig2 << " t " << sampler.t << ": z " << ok << ", mutant z " << bad);
+    CHECK(ok < 6);
+    CHECK(bad >= 6);
+  }
+}
+
+namespace {
+// Returns `first` once, then the words of a SeededRandom: a uniform U whose first 64 bits are chosen.
+struct FirstWord {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type(0); }
+  std::uint64_t first;
+  bool used = false;
+  SeededRandom rest{4};
+  result_type operator()() {
+    if (used) return rest();
+    used = true;
+    return first;
+  }
+};
+}  // namespace
+
+TEST_CASE("discrete Gaussian acceptance: ratio_word compares U with n/d exactly, also inside the estimate's margin",
+          "[gaussian]") {
+  using labeldp::detail::DiscreteGaussianSampler;
+  using u128 = labeldp::detail::u128;
+  // n/d with d < 2^64, so w = floor(2^64 n / d) and the remainder are exact in 128 bits.
+  for (auto [n, d] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {1, 3}, {2, 7}, {123456789, 1000000007}, {(std::uint64_t(1) << 62) + 5, (std::uint64_t(1) << 63) + 11}}) {
+    const u128 scaled = (u128(n) << 64), w128 = scaled / d, rem = scaled % d;
+    const std::uint64_t w = std::uint64_t(w128);
+    INFO("n " << n << " d " << d);
+    for (std::int64_t off : {-20000, -100, -1, 1, 100, 20000}) {
+      FirstWord g{w + std::uint64_t(off)};
+      labeldp::detail::NoiseBits<FirstWord> bits(g);
+      CHECK(DiscreteGaussianSampler::ratio_word(n, d, g, bits) == (off < 0));  // U < n/d iff its first word is below w
+    }
+    // u == w: true exactly when the remaining bits are below rem / d.
+    long long hits = 0;
+    const int trials = 20000;
+    for (int i = 0; i < trials; ++i) {
+      FirstWord g{w};
+      g.rest = SeededRandom(std::uint64_t(1000 + i));
+      labeldp::detail::NoiseBits<FirstWord> bits(g);
+      hits += DiscreteGaussianSampler::ratio_word(n, d, g, bits);
+    }
+    const double p = double(rem) / double(d);
+    CHECK(std::abs(double(hits) - trials * p) <= 6 * std::sqrt(trials * p * (1 - p)) + 1);
+  }
+  // exp_minus_words against e^{-n/d}, and a mutant (e^{-1.2 n/d}) that the same check rejects.
+  SeededRandom gen(12);
+  labeldp::detail::NoiseBits<SeededRandom> nb(gen);
+  for (auto [n, d] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 3}, {5, 4}, {7, 2}, {10, 10}}) {
+    const int trials = 100000;
+    long long hits = 0, mutant = 0;
+    for (int i = 0; i < trials; ++i) {
+      hits += DiscreteGaussianSampler::exp_minus_words(n, d, gen, nb);
+      mutant += DiscreteGaussianSampler::exp_minus_words(u128(n) * 6, u128(d) * 5, gen, nb);
+    }
+    const double p = std::exp(-double(n) / double(d)), sd = std::sqrt(trials * p * (1 - p));
+    INFO("n " << n << " d " << d << " hits " << hits << " expected " << trials * p << " mutant " << mutant);
+    CHECK(std::abs(double(hits) - trials * p) <= 6 * sd);
+    CHECK(std::abs(double(mutant) - trials * p) > 6 * sd);
   }
 }
 

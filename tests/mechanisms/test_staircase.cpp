@@ -144,6 +144,48 @@ TEST_CASE("realized staircase noise: normalized, monotone, eps-DP by brute-force
     }
 }
 
+TEST_CASE("tabled staircase periods: realized pmf eps-DP by brute force; the table audit rejects less noise",
+          "[staircase]") {
+  for (double eps : {0.01, 0.7, 3.0, 20.0})
+    for (auto [D, r] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {5, 2}, {40, 17}, {40, 1}}) {
+      const StaircaseNoise n(eps, D, r);
+      INFO("eps " << eps << " D " << D << " r " << r);
+      REQUIRE(n.period_table() != nullptr);
+      // Over the table's body and three periods past its tail (the ratios repeat beyond).
+      const std::int64_t K = (n.period_table()->body() + 3) * D;
+      long double mass = n.realized_pmf(0), worst = 0;
+      for (std::int64_t z = 1; z <= K; ++z) {
+        mass += 2 * n.realized_pmf(z);
+        // Non-increasing but at a period's start, where b' / b (1 + eps delta) may lift it.
+        CHECK(n.realized_pmf(z) <= n.realized_pmf(z - 1) * (1 + 1e-8L));
+        CHECK(std::fabs(n.realized_pmf(z) / static_cast<long double>(n.pmf(z)) - 1) < 1e-6);
+      }
+      CHECK(std::fabs(mass - 1) < 3e-6);  // what is left: the tail's 2^-20 on each side
+      for (std::int64_t z = -K; z <= K; ++z)
+        for (std::int64_t d = 1; d <= D; ++d)
+          worst =
+              std::max({worst, n.realized_pmf(z) / n.realized_pmf(z + d), n.realized_pmf(z + d) / n.realized_pmf(z)});
+      CHECK(std::log(worst) <= eps * (1 + 1e-12));
+      CHECK(std::log(worst) >= eps * (1 - 1e-6));  // and not over-noised
+    }
+  // The audit itself (TabledGeometric::ratio_within against e^-eps): passes for the table built
+  // with a ratio 2^-24 wider (2^-32 is within the weights' rounding at eps 0.01: the staircase
+  // then takes the next delta), fails for one 2^-20 narrower than e^-eps.
+  for (double eps : {0.01, 1.0, 8.0}) {
+    const auto bound = labeldp::detail::exp_upper_bound(false, 0, 0, eps);
+    labeldp::detail::TabledGeometric wide, narrow;
+    REQUIRE(wide.build(eps * (1 - std::ldexp(1.0L, -24)), 2, 1 << 14));
+    REQUIRE(narrow.build(eps * (1 + std::ldexp(1.0L, -20)), 2, 1 << 14));
+    INFO("eps " << eps);
+    CHECK(wide.non_increasing());
+    CHECK(wide.ratio_within(bound, 1));
+    CHECK_FALSE(narrow.ratio_within(bound, 1));
+  }
+  // Outside the table's range the exact sampler stays.
+  CHECK(StaircaseNoise(1e-4, 5, 2).period_table() == nullptr);
+  CHECK(StaircaseNoise(30, 5, 2).period_table() == nullptr);  // e^-30 2^64 < 2^32: too coarse a table
+}
+
 TEST_CASE("staircase sampling is O(1) at the extremes of eps", "[staircase]") {
   SeededRandom gen(5);
   for (double eps : {1e-6, 1e-3, 700.0}) {

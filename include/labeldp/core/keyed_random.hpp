@@ -23,16 +23,18 @@ namespace labeldp {
 namespace detail {
 struct KeyedBatch;
 
-/// sample_keyed()'s blocks for words 2, 3, ... of its records (pairs 1 and 2 of the layout in
+/// sample_keyed()'s blocks for words 2 to 9 of its records (pairs 1 to 4 of the layout in
 /// KeyedRandom's comment): for 16 consecutive block counters at once, computed by the SIMD core
 /// when a record first needs them, so that mechanisms drawing more than two words per record
 /// (the additive-noise baselines) pay one SIMD group per 64 contiguous ids instead of one scalar
 /// block per record (issue 15). Wiped when destroyed.
 struct KeyedPairCache {
-  static constexpr std::size_t kPairs = 2;  // pairs 1 and 2 (later pairs: one scalar block each)
+  // Pairs 1 to 4, words 2 to 9 (later pairs: one scalar block each): the exact Gaussian draws
+  // about 6 words per label.
+  static constexpr std::size_t kPairs = 4;
   alignas(64) std::uint32_t words[kPairs][16 * kChaChaGroup];
-  std::uint64_t first[kPairs] = {0, 0};  // the first counter of each pair's group
-  bool valid[kPairs] = {false, false};
+  std::uint64_t first[kPairs] = {};  // the first counter of each pair's group
+  bool valid[kPairs] = {};
   ChaChaWidth width = chacha_best_width();
   KeyedPairCache() = default;
   KeyedPairCache(const KeyedPairCache&) = delete;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -144,11 +145,15 @@ inline double discrete_gaussian_variance(double s2) {
 }
 
 /// Exact rejection sampler of the discrete Gaussian \f$N_Z(0, \sigma^2)\f$, \f$\sigma^2 = M/2^f\f$
-/// (Canonne, Kamath and Steinke 2020, Algorithm 3 with their Algorithm 2 proposal, t = floor(sigma) + 1).
-/// Every probability is a ratio of 128-bit integers. The proposal's geometric part is capped
-/// at 127 periods (|Y| < 128 t), so the output is \f$N_Z(0, \sigma^2)\f$ conditioned on
-/// \f$|Y| < 128t\f$: mass below \f$e^{-8192}\f$ is removed, which the delta accounting absorbs
-/// (it certifies delta with a 1e-9 relative margin, far above \f$2(1+e^{\varepsilon})e^{-8192}\f$).
+/// (Canonne, Kamath and Steinke 2020, Algorithm 3): proposals Y from the discrete Laplace of scale
+/// t, t the smallest power of two above sigma (CKS use floor(sigma) + 1; the algorithm is exact
+/// for every t > 0, and a power of two lets DiscreteLaplace draw Y with its fast exact Bernoulli
+/// draws on 64-bit fractions: about 3x the throughput, for an acceptance rate of 0.55 to 0.76
+/// instead of about 0.76), kept with probability \f$e^{-(|Y| - \sigma^2/t)^2/2\sigma^2}\f$, a ratio
+/// of 128-bit integers. Proposals with \f$|Y| \ge 128t\f$ are rejected too, so the output is
+/// \f$N_Z(0, \sigma^2)\f$ conditioned on \f$|Y| < 128t\f$: mass below \f$e^{-8192}\f$ is removed, which
+/// the delta accounting absorbs (it certifies delta with a 1e-9 relative margin, far above
+/// \f$2(1+e^{\varepsilon})e^{-8192}\f$).
 struct DiscreteGaussianSampler {
   std::uint64_t m = 1;  // sigma^2 = m / 2^f
   int f = 0;
@@ -160,7 +165,9 @@ struct DiscreteGaussianSampler {
     t = std::uint64_t(std::floor(std::sqrt(double(m) / double(q))));
     while (u128(t) * t * q <= m) ++t;  // smallest t with t^2 > sigma^2
     while (t > 1 && u128(t - 1) * (t - 1) * q > m) --t;
+    t = std::bit_ceil(t);  // a power of two (exact for every t; see above)
     if (u128(t) * t * q >= (u128(1) << 56)) throw std::logic_error("discrete Gaussian parameters out of range");
+    m_proposal = DiscreteLaplace(1, t);
   }
   double sigma2() const { return std::ldexp(double(m), -f); }
 
@@ -170,30 +177,62 @@ struct DiscreteGaussianSampler {
     const u128 q = u128(1) << f, tq = u128(t) * q;
     const u128 den = 2 * u128(m) * q * u128(t) * u128(t);
     for (;;) {
-      bool negative = false;
-      const std::uint64_t y = laplace_magnitude(bits, negative);
-      if (negative && y == 0) continue;
+      // Y: discrete Laplace of scale t (exact; -0 already rejected), |Y| < 128 t.
+      const std::int64_t z = m_proposal(gen);
+      const bool negative = z < 0;
+      const std::uint64_t y = negative ? std::uint64_t(0) - std::uint64_t(z) : std::uint64_t(z);
+      if (y >= 128 * t) continue;
       // gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - m)^2 / (2 m q t^2)
       const u128 a = u128(y) * tq, diff = a >= m ? a - m : u128(m) - a;
-      if (bernoulli_exp_minus(diff * diff, den, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
+      if (exp_minus_words(diff * diff, den, gen, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
     }
   }
 
- private:
-  // |X| for X ~ discrete Laplace of scale t (CKS 2020, Algorithm 2), V <= 127, and the sign
-  // (one uniform draw on [0, 2t) gives both U and the sign bit).
+  /// True with probability exactly \f$e^{-n/d}\f$, \f$d < 2^{113}\f$: CKS 2020, Algorithm 1 (as
+  /// bernoulli_exp_minus()), each Bernoulli(\f$\gamma/K\f$) drawn by ratio_word().
   template <typename G>
-  std::uint64_t laplace_magnitude(NoiseBits<G>& bits, bool& negative) const {
-    for (;;) {
-      const std::uint64_t w = std::uint64_t(bits.below(2 * u128(t))), u = w >> 1;
-      negative = (w & 1) != 0;
-      if (!bernoulli_exp_minus(u, t, bits)) continue;
-      std::uint64_t v = 0;
-      while (v < 128 && bernoulli_exp_minus(1, 1, bits)) ++v;
-      if (v == 128) continue;
-      return u + t * v;
-    }
+  static bool exp_minus_words(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
+    auto unit = [&](u128 num, u128 den) {  // e^{-num/den}, num <= den
+      std::uint64_t k = 1;
+      while (ratio_word(num, den * k, gen, bits))
+        if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("exp_minus_words: impossible trial count");
+      return (k & 1) == 1;
+    };
+    if (n <= d) return unit(n, d);
+    for (u128 q = n / d; q > 0; --q)
+      if (!unit(1, 1)) return false;
+    return unit(n % d, d);
   }
+
+  /// True with probability exactly n/d (d < 2^127): a uniform U whose first 64 bits are one
+  /// word u, compared with n/d. A double estimate of \f$2^{64} n/d\f$ (relative error below
+  /// \f$2^{-51}\f$, so within \f$2^{13}\f$) settles it unless u is within \f$2^{14}\f$ of it
+  /// (probability below \f$2^{-49}\f$); then u's bits and further random bits are compared with
+  /// the exact binary expansion of n/d (long division). One word and no loop per draw, where
+  /// NoiseBits::ratio() branches on every bit.
+  template <typename G>
+  static bool ratio_word(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
+    if (n >= d) return true;
+    if (n == 0) return false;
+    constexpr std::uint64_t margin = std::uint64_t(1) << 14, top = ~std::uint64_t(0);
+    const double est = double(n) / double(d) * 18446744073709551616.0;
+    const std::uint64_t e = est >= 18446744073709551615.0 ? top : std::uint64_t(est);
+    const std::uint64_t lo = e > margin ? e - margin : 0, hi = e < top - margin ? e + margin : top;
+    const std::uint64_t u = random_u64(gen);
+    if (u < lo) return true;   // U < (u + 1) 2^-64 <= lo 2^-64 <= n/d
+    if (u > hi) return false;  // U >= u 2^-64 > hi 2^-64 >= n/d
+    u128 r = n;
+    for (int i = 63; i >= 0; --i) {
+      r <<= 1;
+      const bool digit = r >= d;
+      if (digit) r -= d;
+      if (bool((u >> i) & 1) != digit) return digit;
+    }
+    return bits.ratio(r, d);  // the first 64 bits tied: the rest of the expansion, r / d
+  }
+
+ private:
+  DiscreteLaplace m_proposal{1, 1};  // scale t
 };
 
 /// Dyadic sigma^2 >= s2 with 24 significant bits (rounded up: at most 2^-23 relative, so the

@@ -13,17 +13,26 @@
 /// plateau, uniform offset), each part exact: the period by Canonne, Kamath and Steinke's
 /// (2020, Algorithm 2) rational method in O(1) expected draws for any eps, the plateau by a
 /// Bernoulli draw comparing random bits with the binary expansion of a double, offsets as exact
-/// uniform integers (rejection on random bits).
+/// uniform integers (rejection on random bits). For eps from about 1e-3 to 22 the period comes
+/// instead from a TabledGeometric (one 64-bit word) of ratio \f$e^{-\varepsilon(1-\delta)}\f$,
+/// \f$\delta = 2^{-32}\f$ (up to \f$2^{-20}\f$ at small eps), whose realized probabilities are
+/// audited exactly when built: non-increasing, consecutive ratios at most \f$e^\varepsilon\f$, which
+/// is all the proof above uses of the period's law (the pmf may then rise by a factor
+/// \f$1 + \varepsilon\delta\f$ at a period's start, where the ratio is still within
+/// \f$e^\varepsilon\f$), so the realized guarantee stays eps. What is sampled is then realized_pmf(),
+/// within about \f$\delta\f$ relative of pmf(); the losses are pmf()'s.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/prior.hpp"
+#include "labeldp/core/tabled_discrete_laplace.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
 namespace labeldp {
@@ -100,6 +109,11 @@ class StaircaseNoise {
     m_c1 = (1 - m_pB) / double(m_r);
     m_c2 = m_r < m_D ? m_pB / double(m_D - m_r) : 0;
     m_q0 = m_omb * m_c1;
+    m_periods = tabled_periods(eps);
+    // pB 2^64 = q + f exactly (pB a double below 1 or 1): the plateau coin's integer threshold.
+    const double scaled = m_pB * 18446744073709551616.0;
+    m_pB_word = m_pB >= 1 ? ~std::uint64_t(0) : std::uint64_t(scaled);
+    m_pB_rest = m_pB >= 1 ? 1.0 : scaled - double(m_pB_word);
   }
   std::int64_t period() const { return m_D; }
   std::int64_t r() const { return m_r; }
@@ -118,6 +132,17 @@ class StaircaseNoise {
   }
   /// P(Z = z).
   double pmf(std::int64_t z) const { return q(z < 0 ? -z : z) / (2 - m_q0); }
+  /// The audited table the period index is drawn from (see period_table()), or null when the
+  /// exact sampler is used.
+  const TabledGeometric* period_table() const { return m_periods.get(); }
+  /// P(Z = z) as sampled: pmf() with the period's probability \f$(1-b)b^k\f$ replaced by the
+  /// table's when period_table() is set (in long double).
+  long double realized_pmf(std::int64_t z) const {
+    if (!m_periods) return pmf(z);
+    const std::int64_t i = z < 0 ? -z : z, k = i / m_D, j = i % m_D;
+    const long double c = j < m_r ? m_c1 : m_c2, q0 = m_periods->probability(0) * static_cast<long double>(m_c1);
+    return m_periods->probability(std::uint64_t(k)) * c / (2 - q0);
+  }
 
   /// E[Z^2], closed form.
   double second_moment() const {
@@ -164,11 +189,21 @@ class StaircaseNoise {
   std::int64_t operator()(G& gen) const {
     NoiseBits<G> bits(gen);
     for (;;) {
-      const std::int64_t k = period_index(bits);
-      const bool upper = m_pB > 0 && bits.bernoulli(m_pB);
-      // One uniform draw on [0, 2 width) gives the offset in the plateau and the sign bit.
-      const std::uint64_t width = std::uint64_t(upper ? m_D - m_r : m_r),
-                          w = std::uint64_t(bits.below(2 * u128(width)));
+      const std::int64_t k = m_periods ? std::int64_t((*m_periods)(gen)) : period_index(bits);
+      // The plateau: one 64-bit word u against pB 2^64 = q + f (q an integer, f in [0, 1)):
+      // upper when u < q, or on the tie u == q (probability 2^-64) with probability f, so
+      // Pr[upper] = pB exactly; a flag, not a branch on the coin.
+      bool upper = false;
+      if (m_pB > 0) {
+        const std::uint64_t u = random_u64(gen);
+        upper = u < m_pB_word;
+        if (u == m_pB_word) [[unlikely]]
+          upper = bernoulli(m_pB_rest, gen);
+      }
+      // One uniform draw on [0, 2 width) gives the offset in the plateau and the sign bit: one
+      // word (Lemire's multiply, rejection below 2^-40), not ceil(log2(2 width)) bits rejected up
+      // to half the time.
+      const std::uint64_t width = std::uint64_t(upper ? m_D - m_r : m_r), w = uniform_below(2 * width, gen);
       const std::int64_t i = k * m_D + (upper ? m_r : 0) + std::int64_t(w >> 1);
       const bool negative = (w & 1) != 0;
       if (negative && i == 0) continue;
@@ -177,6 +212,22 @@ class StaircaseNoise {
   }
 
  private:
+  // The period index's table: geometric of ratio e^{-eps (1 - delta)} (delta = 2^-32, then 2^-28,
+  // 2^-24, 2^-20), kept when the exact audit shows its realized probabilities non-increasing with
+  // consecutive ratios at most e^eps: with c1 / c2 <= e^eps this is the staircase's proof with
+  // the realized periods (see the file comment). Null when none passes (eps below about 1e-3, or
+  // above about 22, where e^-eps 2^64 < 2^32).
+  static std::shared_ptr<const TabledGeometric> tabled_periods(double eps) {
+    const Dyadic bound = exp_upper_bound(false, 0, 0, eps);  // >= e^-eps
+    for (int log2_delta : {-32, -28, -24, -20}) {
+      auto t = std::make_shared<TabledGeometric>();
+      if (t->build(static_cast<long double>(eps) * (1 - std::ldexp(1.0L, log2_delta)), 1, std::int64_t(1) << 14) &&
+          t->non_increasing() && t->ratio_within(bound, 1))
+        return t;
+    }
+    return nullptr;
+  }
+
   // Geometric with P(k) = (1 - e^-eps) e^{-eps k}, exactly, in O(1) expected draws for any eps:
   // X = U + tV is discrete Laplace-like with P(X = x) proportional to e^{-x/t} (U uniform on
   // [0, t) accepted with probability e^{-U/t}, V geometric of ratio e^-1) and floor(X / s) is
@@ -196,6 +247,9 @@ class StaircaseNoise {
   std::uint64_t m_s = 1;  // eps = m_s / m_t
   u128 m_t = 1;
   double m_b = 0.5, m_omb = 0.5, m_pB = 0, m_c1 = 1, m_c2 = 0, m_q0 = 0.5;
+  std::uint64_t m_pB_word = 0;                       // floor(pB 2^64)
+  double m_pB_rest = 0;                              // pB 2^64 - m_pB_word, exact
+  std::shared_ptr<const TabledGeometric> m_periods;  // the audited period table, if any
 };
 
 /// Variance of the ideal discrete staircase (Ghazi et al. 2023, Definition 24) with period D and
