@@ -126,8 +126,20 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // certified on the full problem.
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
+    // With a bias bound the interior point carries every pattern that prices out at its duals
+    // (bias_bounded_barrier(): up to kBiasPatternRounds re-solves, each with the non-interval
+    // patterns of the last one added), so its centre lies on the optimal dual face of the
+    // problem that holds them, not only of the interval problem. Interval patterns need not
+    // suffice under a bias bound (Claim 14 orders the rows by their means, which the bound lets
+    // tie or cross), and at the interval problem's centre such patterns priced out: the bound
+    // was 18% low (near-uniform k = 214, B = 20, eps 4: 66 patterns at -1.4e-5), the crossover's
+    // optimum could not be certified and column generation stalled on the degenerate dual
+    // (48 rounds with the objective moving by 1e-16, > 40 s); with the patterns carried the
+    // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8).
+    constexpr Index kBiasPatternRounds = 20;
     detail::IntervalBarrierResult ipm =
-        P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, 0) : barrier.solve(1e-9);
+        P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, kBiasPatternRounds)
+                    : barrier.solve(1e-9);
     interior_iterations = ipm.newton_steps;
     const Eigen::VectorXd duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
     // A mechanism from columns on the kept labels (weights S.x) on every label: the dropped
@@ -268,11 +280,17 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // The candidates seed column generation (with a bias bound the usual way out when the
     // bounds above do not certify: a label at its bias bound joins intervals far from it, and
     // the optimum may need patterns that are not intervals).
-    for (auto& c : ipm.candidates) {
+    // With a bias bound, the interval-only solve's candidates: when the solves that carry other
+    // patterns did not certify, column generation starts where it did without them (weeks-like,
+    // B = 20, eps 2: from the candidates of the last solve it needed 130 rounds and 113k pivots,
+    // 8 s, instead of 73 rounds and 6.5k pivots; its rounds are chaotic on the degenerate dual).
+    std::vector<detail::StaircaseColumn>& seeds =
+        ipm.interval_candidates.empty() ? ipm.candidates : ipm.interval_candidates;
+    seeded = !seeds.empty();
+    for (auto& c : seeds) {
       c.pattern = detail::expand_pattern(kept, k, c.pattern);
       initial.push_back(std::move(c));
     }
-    seeded = !ipm.candidates.empty();
   }
   // Proposition 7's two-point mechanism on {a, b} is eps-DP iff {a, b} brackets the two-label
   // dbRR interval; a narrower output range needs the penalized artificials to start from.
@@ -378,12 +396,14 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
 /// generation takes over.
 ///
 /// Bias bound B > 0: the same interior point with the bias rows' slacks (detail/interval_bias.hpp),
-/// then an LP crossover on its active intervals at their outputs, accepted when exact pricing at
+/// then an LP crossover on its active patterns at their outputs, accepted when exact pricing at
 /// the interior duals certifies it. Interval patterns need not suffice here (Claim 14 orders the
 /// rows by their means, which a bias bound lets cross: measured up to 8e-6 relative on small
-/// priors), and the interior duals may then price out other patterns; column generation seeded
-/// by the crossover's columns finishes, and the better of the two mechanisms is returned with
-/// the best bound (NumericalIssue with its gap when that is above the tolerance).
+/// priors), so the interior point prices every pattern at its duals and solves again with the
+/// patterns that are not intervals and price out (detail::bias_bounded_barrier(), up to 20
+/// times). If that still does not certify, column generation seeded by the crossover's columns
+/// finishes, and the better of the two mechanisms is returned with the best bound
+/// (NumericalIssue with its gap when that is above the tolerance).
 ///
 /// Output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
 /// over (pattern, real output) columns with exact pricing: between consecutive roots of the

@@ -60,6 +60,9 @@ struct IntervalBarrierResult {
   /// When not converged: the intervals with m_T > r_T at the last interior point that met a
   /// gap target, at their outputs there (a starting set for column generation).
   std::vector<StaircaseColumn> candidates;
+  /// bias_bounded_barrier() only: the candidates of its first solve (interval patterns only),
+  /// column generation's seeds when the solves with more patterns do not certify.
+  std::vector<StaircaseColumn> interval_candidates;
   double primal_objective = 0;  ///< sum of weight * cost (scaled units)
   Index newton_steps = 0;       ///< barrier Newton steps
   Index polish_steps = 0;       ///< active-set Newton steps

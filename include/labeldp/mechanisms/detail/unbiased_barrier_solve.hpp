@@ -303,6 +303,7 @@ inline bool is_interval_pattern(const std::vector<std::uint8_t>& pattern) {
 inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, const UnbiasedProblem& P, double gap_target,
                                                   Index max_rounds = 2) {
   IntervalBarrierResult out = barrier.solve(gap_target);
+  std::vector<StaircaseColumn> interval_candidates = out.candidates;
   Index steps = out.newton_steps;
   const Index k = P.num_labels();
   const double inf = std::numeric_limits<double>::infinity();
@@ -325,6 +326,7 @@ inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, cons
     steps += out.newton_steps;
   }
   out.newton_steps = steps;
+  out.interval_candidates = std::move(interval_candidates);
   return out;
 }
 
