@@ -135,11 +135,12 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // was 18% low (near-uniform k = 214, B = 20, eps 4: 66 patterns at -1.4e-5), the crossover's
     // optimum could not be certified and column generation stalled on the degenerate dual
     // (48 rounds with the objective moving by 1e-16, > 40 s); with the patterns carried the
-    // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8).
-    constexpr Index kBiasPatternRounds = 20;
+    // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). Only below
+    // k = 300, where it was measured to pay: at k = 401 (lognormal) it gained nothing in three
+    // cases and kept B = 5, eps 4 running past 150 s (19 s without it, gap 4.2e-9, near idle).
+    const Index pattern_rounds = k < 300 ? 20 : 0;
     detail::IntervalBarrierResult ipm =
-        P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, kBiasPatternRounds)
-                    : barrier.solve(1e-9);
+        P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, pattern_rounds) : barrier.solve(1e-9);
     interior_iterations = ipm.newton_steps;
     const Eigen::VectorXd duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
     // A mechanism from columns on the kept labels (weights S.x) on every label: the dropped
@@ -401,7 +402,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
 /// rows by their means, which a bias bound lets cross: measured up to 8e-6 relative on small
 /// priors), so the interior point prices every pattern at its duals and solves again with the
 /// patterns that are not intervals and price out (detail::bias_bounded_barrier(), up to 20
-/// times). If that still does not certify, column generation seeded by the crossover's columns
+/// times, below k = 300). If that still does not certify, column generation seeded by the crossover's columns
 /// finishes, and the better of the two mechanisms is returned with the best bound
 /// (NumericalIssue with its gap when that is above the tolerance).
 ///
