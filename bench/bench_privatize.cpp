@@ -218,6 +218,35 @@ void BM_Keyed_ClippedDiscreteLaplace(benchmark::State& state) {
 }
 BENCHMARK(BM_Keyed_ClippedDiscreteLaplace)->ArgName("random_ids")->Arg(0)->Arg(1);
 
+// 2^16 CPS wages (raw labels) through an AnyMechanism's batch API, per iteration: unkeyed with
+// SecureRandom, or keyed with contiguous ids (or random 64-bit ids when `random_ids`).
+void run_any_batch(benchmark::State& state, const labeldp::AnyMechanism& any, bool keyed_mode, bool random_ids) {
+  const auto& wages = cps_wages();
+  std::vector<double> in(std::size_t(1) << 16);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = wages[i % wages.size()];
+  std::vector<double> out(in.size());
+  std::vector<std::uint64_t> ids(in.size());
+  std::iota(ids.begin(), ids.end(), std::uint64_t{0});
+  if (random_ids) {
+    std::mt19937_64 rng(5);
+    for (auto& id : ids) id = rng();
+  }
+  labeldp::KeyedRandom::Key key{};
+  key[0] = 1;
+  const labeldp::KeyedRandom keyed(key);
+  labeldp::SecureRandom gen;
+  for (auto _ : state) {
+    if (keyed_mode)
+      labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(ids), keyed,
+                            std::span<double>(out));
+    else
+      any.sample(std::span<const double>(in), std::span<double>(out), gen);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+}
+
 // What a mechanism file applies to raw labels (the CLI and the Python module): an AnyMechanism
 // holding RR-on-Bins at eps 1 as a finite mechanism, with randomized rounding of the raw CPS
 // wages to its inputs (two words per label). Range 0: unkeyed with SecureRandom; 1: keyed,
@@ -229,30 +258,7 @@ void BM_Any_RROnBins_RawLabels(benchmark::State& state) {
   static const auto unbiased = labeldp::AnyMechanism::from_finite("unbiased", 1.0, cps_rr_on_bins(1).mechanism());
   const auto& any = state.range(0) >= 3 ? unbiased : nearest;
   const int mode = int(state.range(0) % 3);
-  const auto& wages = cps_wages();
-  std::vector<double> in(std::size_t(1) << 16);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = wages[i % wages.size()];
-  std::vector<double> out(in.size());
-  std::vector<std::uint64_t> ids(in.size());
-  std::iota(ids.begin(), ids.end(), std::uint64_t{0});
-  if (mode == 2) {
-    std::mt19937_64 rng(5);
-    for (auto& id : ids) id = rng();
-  }
-  labeldp::KeyedRandom::Key key{};
-  key[0] = 1;
-  const labeldp::KeyedRandom keyed(key);
-  labeldp::SecureRandom gen;
-  for (auto _ : state) {
-    if (mode == 0)
-      any.sample(std::span<const double>(in), std::span<double>(out), gen);
-    else
-      labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(ids), keyed,
-                            std::span<double>(out));
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+  run_any_batch(state, any, mode != 0, mode == 2);
 }
 BENCHMARK(BM_Any_RROnBins_RawLabels)->ArgName("mode")->DenseRange(0, 4);
 
@@ -268,28 +274,7 @@ void BM_Any_AdditiveNoise(benchmark::State& state) {
   spec.delta = state.range(0) == 2 ? 1e-6 : 0.0;
   spec.lo = 0;
   spec.hi = 5000;
-  const labeldp::AnyMechanism any = labeldp::make_baseline(spec);
-  const auto& wages = cps_wages();
-  std::vector<double> in(std::size_t(1) << 16);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = wages[i % wages.size()];
-  std::vector<double> out(in.size());
-  std::vector<std::uint64_t> ids(in.size());
-  std::iota(ids.begin(), ids.end(), std::uint64_t{0});
-  labeldp::KeyedRandom::Key key{};
-  key[0] = 1;
-  const labeldp::KeyedRandom keyed(key);
-  labeldp::SecureRandom gen;
-  const bool keyed_mode = state.range(2) != 0;
-  for (auto _ : state) {
-    if (keyed_mode)
-      labeldp::sample_keyed(any, std::span<const double>(in), std::span<const std::uint64_t>(ids), keyed,
-                            std::span<double>(out));
-    else
-      any.sample(std::span<const double>(in), std::span<double>(out), gen);
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * std::int64_t(in.size()));
+  run_any_batch(state, labeldp::make_baseline(spec), state.range(2) != 0, false);
 }
 BENCHMARK(BM_Any_AdditiveNoise)->ArgNames({"kind", "eps", "keyed"})->ArgsProduct({{0, 1, 2}, {1, 8}, {0, 1}});
 

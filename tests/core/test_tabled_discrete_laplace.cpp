@@ -23,22 +23,6 @@ TabledDiscreteLaplace tabled(double eps, std::int64_t n) {
   return TabledDiscreteLaplace(d, n, d.realized_epsilon(double(n)));
 }
 
-// The ideal pmf (1 - a)/(1 + a) a^|z|, a = e^-gamma, written out independently.
-long double ideal_pmf(const DiscreteLaplace& d, std::int64_t z) {
-  const long double g = static_cast<long double>(d.s()) / static_cast<long double>(d.t()), a = std::exp(-g);
-  return (1 - a) / (1 + a) * std::exp(-g * std::fabs(static_cast<long double>(z)));
-}
-
-// Cells about scale/4 wide over +-8 scales, and the integers -10..10.
-std::vector<std::int64_t> edges_for(long double scale) {
-  std::vector<std::int64_t> e;
-  for (int i = -32; i <= 32; ++i) e.push_back(std::int64_t(std::floor(scale * i / 4)));
-  for (int z = -10; z <= 10; ++z) e.push_back(z);
-  std::sort(e.begin(), e.end());
-  e.erase(std::unique(e.begin(), e.end()), e.end());
-  return e;
-}
-
 }  // namespace
 
 TEST_CASE("TabledDiscreteLaplace: brute-force privacy of the realized pmf over all shifts up to N",
@@ -92,7 +76,8 @@ TEST_CASE("TabledDiscreteLaplace: realized pmf within 1e-6 relative of the ideal
     const std::int64_t reach = std::int64_t(20 * d.scale());
     long double worst = 0;
     for (std::int64_t z = -reach; z <= reach; z += std::max<std::int64_t>(1, reach / 5000))
-      worst = std::max(worst, std::fabs(t.pmf(z) / ideal_pmf(d, z) - 1));
+      worst = std::max(worst,
+                       std::fabs(t.pmf(z) / labeldp::test::discrete_laplace_pmf(d, static_cast<long double>(z)) - 1));
     CHECK(worst < 1e-6);
   }
 }
@@ -128,8 +113,8 @@ TEST_CASE("TabledDiscreteLaplace sampler fits the discrete Laplace; an under-noi
     for (auto& v : z) v = t(g);
     for (auto& v : zm) v = mutant(gm);
     const auto cdf = [&](std::int64_t x) { return d.cdf(x); };
-    const auto fit = labeldp::test::binned_chi_square(z, edges_for(d.scale()), cdf);
-    const auto bad = labeldp::test::binned_chi_square(zm, edges_for(d.scale()), cdf);
+    const auto fit = labeldp::test::binned_chi_square(z, labeldp::test::two_sided_noise_edges(d.scale()), cdf);
+    const auto bad = labeldp::test::binned_chi_square(zm, labeldp::test::two_sided_noise_edges(d.scale()), cdf);
     INFO("N " << n << " eps " << eps << " K " << t.low_bits() << ": chi2 " << fit.statistic << " dof " << fit.dof
               << ", mutant chi2 " << bad.statistic);
     CHECK(chi_square_z(fit) < 6);

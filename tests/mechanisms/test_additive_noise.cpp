@@ -104,29 +104,13 @@ bool realized_within(const DiscreteLaplace& d, double eps, std::uint64_t delta) 
   return u128(delta) * d.s() <= static_cast<u128>(et);
 }
 
-// Oracle pmf of the discrete Laplace with gamma = s/t, written out independently.
-long double oracle_pmf(const DiscreteLaplace& d, long double z) {
-  const long double g = static_cast<long double>(d.s()) / static_cast<long double>(d.t());
-  const long double a = std::exp(-g);
-  return (1 - a) / (1 + a) * std::exp(-g * std::fabs(z));
-}
-
-// Cells about `scale` wide over +-8 scales (at least the integers -10..10).
-std::vector<std::int64_t> edges_for(long double scale) {
-  std::vector<std::int64_t> e;
-  for (int i = -32; i <= 32; ++i) e.push_back(std::int64_t(std::floor(scale * i / 4)));
-  for (int z = -10; z <= 10; ++z) e.push_back(z);
-  std::sort(e.begin(), e.end());
-  e.erase(std::unique(e.begin(), e.end()), e.end());
-  return e;
-}
-
 // Fit of `n` draws of `sampler` against the exact distribution of `model`.
 ChiSquare noise_fit(const DiscreteLaplace& sampler, const DiscreteLaplace& model, int n, std::uint64_t seed) {
   labeldp::SeededRandom g(seed);
   std::vector<std::int64_t> z(static_cast<std::size_t>(n));
   for (auto& v : z) v = sampler(g);
-  return labeldp::test::binned_chi_square(z, edges_for(model.scale()), [&](std::int64_t x) { return model.cdf(x); });
+  return labeldp::test::binned_chi_square(z, labeldp::test::two_sided_noise_edges(model.scale()),
+                                          [&](std::int64_t x) { return model.cdf(x); });
 }
 
 // Labels below, on, between and above the grid points of [0, 8].
@@ -229,7 +213,7 @@ TEST_CASE("DiscreteLaplace: pmf, cdf and second moment against their series", "[
     const auto d = DiscreteLaplace::for_privacy(eps, 1);
     long double total = 0, m2 = 0, below = 0;
     for (int z = -4000; z <= 4000; ++z) {
-      const long double p = oracle_pmf(d, z);
+      const long double p = labeldp::test::discrete_laplace_pmf(d, z);
       CHECK(double(d.pmf(z)) == Approx(double(p)).epsilon(1e-12));
       total += p;
       m2 += p * z * z;
@@ -258,7 +242,7 @@ TEST_CASE("Discrete Laplace mechanism: exact expected loss vs brute force and Mo
           std::int64_t o = j + z;
           if (clip) o = std::clamp<std::int64_t>(o, 0, 16);
           const long double v = o == 16 ? 8.0L : 0.5L * o, e = v - y;
-          s += oracle_pmf(m.noise(), z) * e * e;
+          s += labeldp::test::discrete_laplace_pmf(m.noise(), z) * e * e;
         }
         brute += prior.probability(i) * s;
         CHECK(m.conditional_loss(y) == Approx(double(s)).epsilon(1e-9));

@@ -266,4 +266,23 @@ MonteCarlo monte_carlo_loss(const M& m, const Prior& prior, int per_value, Gen g
   return {mean, std::sqrt(var)};
 }
 
+/// The discrete Laplace pmf \f$\frac{1-a}{1+a} a^{|z|}\f$, \f$a = e^{-s/t}\f$, written out
+/// independently of the library from the noise's rational \f$\gamma = s/t\f$ (`d.s()`, `d.t()`).
+template <typename DiscreteLaplaceLike>
+long double discrete_laplace_pmf(const DiscreteLaplaceLike& d, long double z) {
+  const long double g = static_cast<long double>(d.s()) / static_cast<long double>(d.t()), a = std::exp(-g);
+  return (1 - a) / (1 + a) * std::exp(-g * std::fabs(z));
+}
+
+/// Bin edges for a fit of two-sided noise of scale `scale`: cells a quarter scale wide over
+/// +-8 scales, and every integer in -10..10.
+inline std::vector<std::int64_t> two_sided_noise_edges(long double scale) {
+  std::vector<std::int64_t> e;
+  for (int i = -32; i <= 32; ++i) e.push_back(std::int64_t(std::floor(scale * i / 4)));
+  for (int z = -10; z <= 10; ++z) e.push_back(z);
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  return e;
+}
+
 }  // namespace labeldp::test
