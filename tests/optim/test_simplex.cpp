@@ -696,7 +696,8 @@ TEST_CASE("simplex: a row skipped by the ratio test for its tiny pivot is repair
   }
 }
 
-TEST_CASE("simplex: an infeasible or singular starting basis is refused and the solve starts cold", "[simplex][glpk]") {
+TEST_CASE("simplex: an infeasible starting basis is refused; a singular one is repaired or refused",
+          "[simplex][glpk]") {
   std::mt19937_64 rng(77);
   for (int t = 0; t < 50; ++t) {
     const Index m = 3 + t % 10, n = m + 10;
@@ -708,20 +709,38 @@ TEST_CASE("simplex: an infeasible or singular starting basis is refused and the 
     REQUIRE_FALSE(simplex.set_basis(basis));
     SimplexResult r = simplex.solve();
     REQUIRE_FALSE(r.warm_started);
+    REQUIRE(r.basis_repairs == 0);
     auto g = labeldp::test::solve_with_glpk(lp);
     REQUIRE(r.status == g.status);
     if (r.status == SolveStatus::Optimal) REQUIRE(close_relative(r.objective, g.objective, 1e-9));
 
-    // A singular basis: two copies of one column.
-    LinearProgram twin = lp;
-    twin.A.col(basis[1]) = twin.A.col(basis[0]);
-    RevisedSimplex singular(twin);
-    REQUIRE_FALSE(singular.set_basis(basis));
-    r = singular.solve();
-    REQUIRE_FALSE(r.warm_started);
-    g = labeldp::test::solve_with_glpk(twin);
-    REQUIRE(r.status == g.status);
-    if (r.status == SolveStatus::Optimal) REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+    // A singular basis: two copies of one column. The rank-revealing LU finds one copy
+    // dependent, and it is replaced by the artificial of the row no other column covers (every
+    // row is an equality). With b in the span of the other m - 1 columns (positive weights) the
+    // artificial is 0 in the repaired basis: feasible, accepted, phase 2 from it. With a b
+    // outside that span the artificial is not 0: refused, and the solve starts cold.
+    for (const bool in_span : {true, false}) {
+      INFO("b in the span of the independent columns: " << in_span);
+      LinearProgram twin = lp;
+      twin.A.col(basis[1]) = twin.A.col(basis[0]);
+      if (in_span) {
+        twin.b.setZero();
+        for (Index i = 0; i < m; ++i)
+          if (i != 1)
+            twin.b += std::uniform_real_distribution<double>(0.1, 1.0)(rng) * twin.A.col(basis[std::size_t(i)]);
+      }
+      RevisedSimplex singular(twin);
+      REQUIRE(singular.set_basis(basis) == in_span);
+      r = singular.solve();
+      REQUIRE(r.warm_started == in_span);
+      REQUIRE(r.basis_repairs == (in_span ? 1 : 0));
+      g = labeldp::test::solve_with_glpk(twin);
+      REQUIRE(r.status == g.status);
+      if (r.status == SolveStatus::Optimal) {
+        REQUIRE(close_relative(r.objective, g.objective, 1e-9));
+        check_optimality_conditions(twin, r, 1e-9);
+      }
+    }
   }
 }
 

@@ -135,9 +135,12 @@ class RevisedSimplex {
   /// all-artificial basis needs at least one pivot per row before phase 2 can start; a feasible
   /// crash basis needs none.
   ///
-  /// The basis is accepted only when it is numerically nonsingular and primal feasible
-  /// (\f$B^{-1} b \ge -\text{tol}\f$, the tolerance of the feasibility test of a warm start);
-  /// otherwise it is dropped and the next solve() starts from scratch, exactly as after reset().
+  /// A numerically singular basis is repaired first, as one reached by pivots would be: its
+  /// dependent columns are replaced by logical columns (SimplexResult::basis_repairs of the next
+  /// solve() counts it). The basis is accepted only when it is then primal feasible
+  /// (\f$B^{-1} b \ge -\text{tol}\f$ and basic artificials within tol of zero, the tolerance of
+  /// the feasibility test of a warm start); otherwise it is dropped and the next solve() starts
+  /// from scratch, exactly as after reset().
   /// \param columns m distinct structural column indices (in [0, num_columns())), one per row.
   /// \return true when the basis was accepted.
   /// \throws std::invalid_argument when `columns` does not have num_rows() entries, or an entry
@@ -154,7 +157,7 @@ class RevisedSimplex {
   /// of the m x m matrix).
   /// \param columns as for set_basis(columns).
   /// \param inverse \f$B^{-1}\f$ for the basis whose i-th column is column columns[i] (m x m).
-  /// \return true when the basis was accepted (nonsingular and primal feasible).
+  /// \return true when the basis was accepted (primal feasible, after a repair if singular).
   /// \throws std::invalid_argument as set_basis(columns).
   bool set_basis(const std::vector<Index>& columns, Eigen::MatrixXd inverse) {
     const Index m = num_rows();
@@ -181,9 +184,12 @@ class RevisedSimplex {
       m_basis[std::size_t(i)] = off + columns[std::size_t(i)];
       m_position[std::size_t(off + columns[std::size_t(i)])] = i;
     }
+    m_basis_repairs = 0;
     if (!adopt_inverse(std::move(inverse)) && !refactor_and_recompute()) return false;
-    for (Index i = 0; i < m; ++i)
-      if (m_xb[i] < -kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) return false;
+    if (primal_infeasibility() > infeasibility_limit()) {
+      m_basis_repairs = 0;  // refused: the next solve() starts cold, and repairs nothing
+      return false;
+    }
     m_warm = true;
     return true;
   }
@@ -223,10 +229,11 @@ class RevisedSimplex {
     if (result.status != SolveStatus::NumericalIssue || !result.warm_started) return result;
     // A warm basis that ended on roundoff (a basis that became singular, a repair that failed):
     // once more from scratch, within the same time limit, with the pivots of both counted.
-    const Index pivots = result.iterations;
+    const Index pivots = result.iterations, repairs = result.basis_repairs;
     m_warm = false;
     result = solve_once();
     result.iterations += pivots;
+    result.basis_repairs += repairs;
     return result;
   }
 
@@ -246,7 +253,7 @@ class RevisedSimplex {
       // Roundoff can leave the basic solution slightly infeasible; a clearly infeasible one
       // means the basis is no longer usable.
       for (Index i = 0; i < m; ++i)
-        if (m_xb[i] < -kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) warm = false;
+        if (m_xb[i] < -infeasibility_limit()) warm = false;
     }
     result.warm_started = warm;
     if (!warm) {
@@ -269,7 +276,7 @@ class RevisedSimplex {
     // refuses Optimal to a basis still infeasible after that.
     for (int round = 0; phase2 == SolveStatus::Optimal && round < kMaxFeasibilityRepairs; ++round) {
       if (!check_or_refactor()) return finish(SolveStatus::NumericalIssue, result);
-      if (primal_infeasibility() <= kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale) break;
+      if (primal_infeasibility() <= infeasibility_limit()) break;
       ++result.feasibility_repairs;
       if (!restore_primal_feasibility(result)) return finish(SolveStatus::NumericalIssue, result);
       phase2 = iterate(/*phase=*/2, result);
@@ -373,8 +380,11 @@ class RevisedSimplex {
   bool check_or_refactor();
   bool adopt_inverse(Eigen::MatrixXd&& inverse);
   bool refactor_and_recompute();
+  bool repair_singular_basis();
   bool drive_out_artificials();
   double primal_infeasibility() const;
+  // The largest infeasibility of x_B tolerated in a warm or given basis, or at an optimum.
+  double infeasibility_limit() const { return kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale; }
   bool restore_primal_feasibility(SimplexResult& result);
   SimplexResult finish(SolveStatus status, SimplexResult& result);
 
@@ -419,6 +429,7 @@ class RevisedSimplex {
   // a fifth of a small optimal-LP solve went to those page faults and copies).
   mutable Eigen::MatrixXd m_basis_matrix;
   bool m_warm = false;
+  Index m_basis_repairs = 0;        // repair_singular_basis() calls since the last finish()
   Index m_checked_at = 0;           // m_factor.num_updates() at the last passed residual check
   Eigen::VectorXd m_checked_duals;  // phase-2 duals refined by that check (empty after a refactor)
   double m_max_abs_entry = 0;       // max |A_ij| (1 for slack and artificial columns)

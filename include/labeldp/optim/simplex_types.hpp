@@ -201,6 +201,10 @@ struct SimplexResult {
   /// Times an optimal basis was found primal infeasible after x_B was recomputed, and repaired
   /// by dual simplex pivots (then confirmed by phase 2).
   Index feasibility_repairs = 0;
+  /// Times a refactorization found the basis numerically singular and its dependent columns
+  /// were replaced by the logical columns (slack, else artificial) of the rows they left
+  /// uncovered (then made feasible and optimal again by the pivots that follow).
+  Index basis_repairs = 0;
   bool warm_started = false;  ///< true when phase 2 continued from the previous basis or from set_basis()
 };
 

@@ -137,9 +137,51 @@ inline bool RevisedSimplex::refactor_and_recompute() {
   const Eigen::MatrixXd& B = assemble_basis();
   m_checked_at = 0;
   m_checked_duals.resize(0);
-  if (!m_factor.refactor(B, kSingularTolerance)) return false;
+  if (!m_factor.refactor(B, kSingularTolerance)) {
+    // A basis gone singular (a pivot on roundoff that passed the pivot tolerance): repaired
+    // as HiGHS and CLP do, and the pivots that follow make it feasible and optimal again.
+    if (!repair_singular_basis()) return false;
+    const Eigen::MatrixXd& repaired = assemble_basis();
+    if (!m_factor.refactor(repaired, kSingularTolerance)) return false;
+    refined_solve(repaired, m_lp.b, false, m_xb);
+    return m_xb.allFinite();
+  }
   refined_solve(B, m_lp.b, false, m_xb);
   return m_xb.allFinite();
+}
+
+// A numerically singular basis: a rank-revealing LU (full pivoting, P B Q = L U, pivots below
+// kSingularTolerance times the largest counted as zero) names the dependent columns (Q's last
+// m - rank) and the rows no independent column covers (P's last m - rank). Each dependent
+// column leaves for the logical column of one uncovered row, its slack or else its artificial:
+// in the rows ordered covered-first and the columns independent-first the new basis is block
+// lower triangular, [B11 0; B21 I] with B11 nonsingular, so it is nonsingular. x_B may now be
+// infeasible (a basic artificial off zero, a structural below zero); the caller's pivots repair
+// that (solve()'s feasibility repair after phase 2). False when no logical column is free.
+inline bool RevisedSimplex::repair_singular_basis() {
+  const Index m = num_rows();
+  Eigen::FullPivLU<Eigen::MatrixXd> lu(assemble_basis());
+  lu.setThreshold(kSingularTolerance);
+  const Index rank = lu.rank();
+  if (rank >= m || rank == 0) return false;
+  const auto& q = lu.permutationQ().indices();
+  const auto& p = lu.permutationP().indices();
+  // (P B) row i is B's row r with p[r] == i.
+  std::vector<Index> row_at(std::size_t(m), -1);
+  for (Index r = 0; r < m; ++r) row_at[std::size_t(p[r])] = r;
+  std::vector<Index> slack_of_row(std::size_t(m), -1);
+  for (std::size_t s = 0; s < m_slack_row.size(); ++s) slack_of_row[std::size_t(m_slack_row[s])] = m + Index(s);
+  for (Index k = rank; k < m; ++k) {
+    const Index pos = q[k], row = row_at[std::size_t(k)];
+    Index logical = slack_of_row[std::size_t(row)];
+    if (logical < 0 || m_position[std::size_t(logical)] >= 0) logical = row;  // the artificial
+    if (m_position[std::size_t(logical)] >= 0) return false;
+    m_position[std::size_t(m_basis[std::size_t(pos)])] = -1;
+    m_basis[std::size_t(pos)] = logical;
+    m_position[std::size_t(logical)] = pos;
+  }
+  ++m_basis_repairs;
+  return true;
 }
 
 // After phase 1 some artificials may remain basic at zero: pivot each out on the largest
@@ -271,9 +313,10 @@ inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& r
   if (status == SolveStatus::Optimal && !checked && !check_or_refactor()) status = SolveStatus::NumericalIssue;
   // Never Optimal for a basis whose recomputed x_B is infeasible beyond roundoff (solve()
   // repairs such a basis first; this is what its repair could not fix).
-  if (status == SolveStatus::Optimal &&
-      primal_infeasibility() > kWarmInfeasibility * m_options.primal_feasibility_tolerance * m_b_scale)
+  if (status == SolveStatus::Optimal && primal_infeasibility() > infeasibility_limit())
     status = SolveStatus::NumericalIssue;
+  result.basis_repairs += m_basis_repairs;
+  m_basis_repairs = 0;
   result.status = status;
   result.x = Eigen::VectorXd::Zero(n);
   result.duals = Eigen::VectorXd::Zero(m);
