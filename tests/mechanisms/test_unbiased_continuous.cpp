@@ -585,7 +585,7 @@ TEST_CASE("Bias-bounded, zero-probability labels, k = 110: certified, and the op
   // its neighbours' rows meets at no cost: the problem on the labels of positive probability
   // (and the extreme ones) has the same optimum, so its bounds are bounds on the full problem.
   // The interior point and its LP crossover run there; this crossover is not certified, and
-  // column generation resumes on its simplex, on those labels (36 rounds). It used to start a
+  // column generation resumes on its simplex, on those labels (27 rounds). It used to start a
   // fresh master on every label, where the crossover's columns cannot express the interpolated
   // rows (46 rounds here; near-uniform k = 214, B = 20, eps 1: 37 s, eps 4: over 60 s).
   // Oracle: the prior with its interior zero-probability labels removed has the same optimum,
