@@ -71,8 +71,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // The interior duals on the master's rows (master_duals()) when they are near-optimal for
   // the full problem: column generation's warm start (see below).
   Eigen::VectorXd warm;
-  // Column generation resumed on the crossover's own simplex (see below), when it ran.
-  std::optional<detail::StaircaseMaster> resumed;
+  // Column generation resumed on the crossover's own simplex (see below), when it ran: its
+  // mechanism on every label and its best bound (scaled units).
+  std::optional<std::pair<UnbiasedResult<Scalar>, double>> resumed;
   // The exact stage's options (tolerances relative to the objective's estimate; see below).
   auto exact_options = [&]() {
     // The certificate's gap is about kappa (<= 1 / low, continuous_lower_bound()) times the
@@ -106,15 +107,20 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // some 3e5 columns of k bytes per call at k = 401, all assembled into master columns (3k rows)
   // before the engine kept 2k of them: 14-17 s per round (perf: the pricing oracle and page
   // faults), lognormal k = 401, B = 20, eps 1.
-  auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
-    std::vector<detail::StaircaseColumn> columns = detail::price_continuous(P, duals, lo, hi, tol, 2 * k + 2, min_rc);
-    const std::size_t cap = std::size_t(4 * k + 4);
+  // On `Q`: the full problem, or the one on the supported labels (the resume below).
+  auto price_on = [&](const detail::UnbiasedProblem& Q, const Eigen::VectorXd& duals, double tol, double& min_rc) {
+    const Index n = Q.num_labels();
+    std::vector<detail::StaircaseColumn> columns = detail::price_continuous(Q, duals, lo, hi, tol, 2 * n + 2, min_rc);
+    const std::size_t cap = std::size_t(4 * n + 4);
     if (k >= 100 && columns.size() > cap) {
       std::nth_element(columns.begin(), columns.begin() + std::ptrdiff_t(cap), columns.end(),
                        [](const auto& u, const auto& v) { return u.reduced_cost < v.reduced_cost; });
       columns.resize(cap);
     }
     return columns;
+  };
+  auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
+    return price_on(P, duals, tol, min_rc);
   };
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return (P.labels.array() - col.output).square().matrix();
@@ -258,24 +264,43 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
           crossed = std::move(result);
         }
       }
-      // Not certified, every label kept (the crossover's LP is then the full problem's master
-      // on its columns): column generation resumes on the crossover's simplex from its optimal
-      // basis. A new master solved from scratch repeated the crossover's pivots at a few times
-      // its cost (lognormal k = 401, B = 20, eps 1: 23 s for the first master alone, the
-      // crossover 5.6 s); resumed, the rounds only move the outputs the crossover froze. A
-      // roundoff stop (NumericalIssue) or an uncertified end falls back to the fresh master
-      // below. Only from near-optimal interior duals (`warm`): otherwise the rounds must find
-      // the dual optimum itself (weeks, B = 20, eps 4), where the crossover's bias rows held to
-      // 1e-13 stopped short of the certificate. Only from k = 100 on, where it was measured:
-      // below, with it and the pricing cap, the weeks-like B = 20 test took 6.8 s (most of its
-      // file's time) and one k <= 12 instance of the bias-bounded sweep lost its certificate.
-      if (lp_optimal && !certified && kept.all(P) && warm.size() > 0 && k >= 100) {
+      // Not certified: column generation resumes on the crossover's simplex from its optimal
+      // basis, on the kept labels (the crossover's LP is the kept problem's master on its
+      // columns; that problem has the full one's optimum, so its bounds are the full problem's,
+      // and its mechanism is extended by finish_kept()). With labels of zero probability the
+      // fresh master below, on the full problem, started 3.4x above the optimum and ran past
+      // 60 s (near-uniform k = 214 with zeros, B = 20, eps 1 and 4). A new master solved from scratch repeated the
+      // crossover's pivots at a few times its cost (lognormal k = 401, B = 20, eps 1: 23 s for the first master alone,
+      // the crossover 5.6 s); resumed, the rounds only move the outputs the crossover froze. A roundoff stop
+      // (NumericalIssue) or an uncertified end falls back to the fresh master below. Only from near-optimal interior
+      // duals (`warm`): otherwise the rounds must find the dual optimum itself (weeks, B = 20, eps 4), where the
+      // crossover's bias rows held to 1e-13 stopped short of the certificate. Only from k = 100 on, where it was
+      // measured: below, with it and the pricing cap, the weeks-like B = 20 test took 6.8 s (most of its file's time)
+      // and one k <= 12 instance of the bias-bounded sweep lost its certificate.
+      if (lp_optimal && !certified && warm.size() > 0 && k >= 100) {
+        const Eigen::VectorXd warm_kept = kept.all(P) ? warm : detail::master_duals(Q, ipm.duals);
+        auto loss_kept = [&Q](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
+          return (Q.labels.array() - col.output).square().matrix();
+        };
+        auto price_kept = [&](const Eigen::VectorXd& y, double tol, double& min_rc) {
+          return price_on(Q, y, tol, min_rc);
+        };
         detail::StaircaseMaster R;
         R.columns = columns;
         for (const auto& c : columns) R.seen.emplace(c.output, c.pattern);
-        detail::run_staircase_master(P, crossover, product, 0, R, loss_of, price, exact_options(), warm);
+        detail::run_staircase_master(Q, crossover, product, 0, R, loss_kept, price_kept, exact_options(), warm_kept);
         R.iterations += lp_result.iterations;
-        if (R.status != optim::SolveStatus::NumericalIssue) resumed = std::move(R);
+        if (R.status != optim::SolveStatus::NumericalIssue) {
+          // Bounds on the kept problem's optimum are bounds on the full one (the same optimum);
+          // the master's own duals are certified on the full problem, extended by zeros.
+          double bound = R.lower_bound;
+          if (R.duals.size() == Q.num_rows()) {
+            Eigen::VectorXd pi_sigma(2 * kk);
+            pi_sigma << R.duals.head(kk), detail::bias_duals(Q, R.duals);
+            bound = std::max(bound, detail::continuous_lower_bound(P, detail::expand_duals(kept, k, pi_sigma), lo, hi));
+          }
+          resumed.emplace(finish_kept(R), bound);
+        }
       }
     }
     // The candidates seed column generation (with a bias bound the usual way out when the
@@ -328,18 +353,10 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   }
   // A column-generation answer with its certificate: the better of it and the crossover's
   // mechanism, with the best bound.
-  auto conclude = [&](detail::StaircaseMaster& S) {
-    UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{});
+  // `result` from column generation, `bound` the best bound it saw (scaled units).
+  auto conclude_with = [&](UnbiasedResult<Scalar> result, double bound) {
     result.interior_point_iterations = interior_iterations;
-    // The best bound column generation saw (with smoothing, at a smoothed point, not the final
-    // master's duals), and the final master's.
-    double bound = std::max(ipm_bound, S.lower_bound);
-    if (S.duals.size() == P.num_rows()) {
-      // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
-      Eigen::VectorXd pi_sigma(2 * k);
-      pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
-      bound = std::max(bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi));
-    }
+    bound = std::max(ipm_bound, bound);
     if (crossed && (result.mechanism.num_outputs() == 0 || crossed->expected_loss < result.expected_loss)) {
       // Any feasible mechanism with any valid bound: the better mechanism, the column-generation
       // bound (the counters say what ran).
@@ -359,10 +376,22 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     detail::attach_certificate(result, bound * loss_unit, options.gap_tolerance);
     return result;
   };
+  auto conclude = [&](detail::StaircaseMaster& S) {
+    // The best bound column generation saw (with smoothing, at a smoothed point, not the final
+    // master's duals), and the final master's.
+    double bound = S.lower_bound;
+    if (S.duals.size() == P.num_rows()) {
+      // The master's own duals (unbiasedness duals folded as in pricing) give a bound too.
+      Eigen::VectorXd pi_sigma(2 * k);
+      pi_sigma << S.duals.head(k), detail::bias_duals(P, S.duals);
+      bound = std::max(bound, detail::continuous_lower_bound(P, pi_sigma, lo, hi));
+    }
+    return conclude_with(detail::finish_unbiased(prior, P, S, {}, SquaredLoss<Scalar>{}), bound);
+  };
   if (resumed) {
     // Resumed on the crossover's simplex: its answer unless it is not certified without a limit
     // having stopped it; then the fresh master below, as before the resume existed.
-    UnbiasedResult<Scalar> result = conclude(*resumed);
+    UnbiasedResult<Scalar> result = conclude_with(std::move(resumed->first), resumed->second);
     if (result.optimal() || result.status == optim::SolveStatus::TimeLimit ||
         result.status == optim::SolveStatus::IterationLimit)
       return result;
