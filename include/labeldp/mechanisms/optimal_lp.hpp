@@ -180,6 +180,10 @@ struct OptimalLPOptions {
 /// column prices out at the master's own duals. Otherwise the status says why it stopped
 /// (IterationLimit, TimeLimit, NumericalIssue) and `dual_bound` / `gap` say how far it got.
 ///
+/// With the interior point on (the default), its own mechanism is the answer when the Lagrangian
+/// bound of its duals, exactly priced, certifies it within the gap tolerance (no simplex, rounds =
+/// 0; OptimalLPResult::interior_solution), unless OptimalLPOptions::vertex asks for a basic optimum.
+///
 /// At large eps (about 30 and beyond for typical priors), randomized response onto each label's
 /// nearest output is returned when its loss is within the certified gap of the non-private
 /// bound \f$\sum_y p_y \min_o \ell(o, y)\f$ (which then certifies it; rounds = 0), and below
