@@ -357,13 +357,13 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     barrier_duals = oracle.master_duals_of_excess(br.duals);
     barrier_mu = std::min(0.0, oracle(barrier_duals).min_reduced_cost);
     if (!options.vertex) {
-      // The interior point's own mechanism, certified by its duals: no crossover. Outputs below
-      // the interior point's drop threshold (1e-9 of the largest top) are left out: its
-      // finalization could not zero them when its projection failed (15 outputs carry the
-      // near-uniform k = 214 prior's optimum at eps 8, 89 more had tops of 1e-14 to 1e-10).
+      // The interior point's own mechanism, certified by its duals: no crossover. Outputs of top
+      // below 1e-9 of the largest are left out (its finalization leaves them when its projection
+      // fails: 89 of 104 at uniform214z, eps 8); when moving their mass costs the certificate
+      // (lognormal k = 401, eps 4: 4.8e-10), the crossover's vertex is the sparser answer.
       detail::InteriorMechanism<Scalar> im =
           detail::interior_mechanism(prior, sorted, br, oracle, barrier_bound_at, cg.known_lower_bound, eps,
-                                     detail::StaircaseBarrierOptions{}.drop_threshold, loss);
+                                     detail::StaircaseBarrierOptions{}.drop_threshold, cg.gap_tolerance, loss);
       const double z = im.loss;
       if (im.mechanism.num_outputs() > 0 && z - im.bound <= cg.gap_tolerance * std::abs(z)) {
         OptimalLPResult<Scalar> result;

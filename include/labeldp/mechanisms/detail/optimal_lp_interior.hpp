@@ -47,12 +47,13 @@ struct InteriorMechanism {
 /// Its loss is evaluated on the mechanism as stored, and the bound is the Lagrangian bound of
 /// the interior point's duals (`bound_at(z)`: master units, given an upper bound z on the master
 /// optimum, here the mechanism's own loss), or the caller's `known_floor` (master units) when
-/// that is higher.
+/// that is higher. When the repaired matrix's loss is not within twice `max_gap` (relative) of
+/// that bound, no mechanism is built (`mechanism` has no outputs).
 template <typename Scalar, typename BoundAt, typename Loss>
 InteriorMechanism<Scalar> interior_mechanism(const FinitePrior<Scalar>& prior, const std::vector<Scalar>& outputs,
                                              const StaircaseBarrierResult& br, const StaircaseOracle& oracle,
                                              const BoundAt& bound_at, double known_floor, double eps,
-                                             double drop_threshold, const Loss& loss) {
+                                             double drop_threshold, double max_gap, const Loss& loss) {
   InteriorMechanism<Scalar> out;
   const Index k = br.mechanism.rows(), n = br.mechanism.cols();
   if (k == 0 || n == 0 || br.top.size() != n || oracle.loss().rows() != k || oracle.loss().cols() != n) return out;
@@ -84,14 +85,19 @@ InteriorMechanism<Scalar> interior_mechanism(const FinitePrior<Scalar>& prior, c
     if (best >= 0) kept(y, best) += e;
   }
   if (!(kept.rowwise().sum().minCoeff() > 0)) return out;
+  // The bound given an upper bound on the optimum (loss units), and whether it is the floor.
+  const auto certified_bound = [&](double upper) {
+    const double b = bound_at((upper - oracle.nonprivate_loss()) / oracle.cost_scale());  // master units
+    out.floor = known_floor > b;
+    return std::min(upper, oracle.nonprivate_loss() + oracle.cost_scale() * std::max(b, known_floor));
+  };
+  // The matrix as repaired differs from the stored one by roundoff: when its loss is not within
+  // twice `max_gap` of the bound, no mechanism (and no sampler table) is built.
+  const double approx = kept.cwiseProduct(cost).sum();
+  if (approx - certified_bound(approx) > 2 * max_gap * std::abs(approx)) return out;
   out.mechanism = mechanism_from_lp_columns(prior.values(), std::move(values), kept, eps);
   out.loss = double(out.mechanism.expected_loss(prior, loss));
-  // Master units: (loss - C) / s.
-  const double z = (out.loss - oracle.nonprivate_loss()) / oracle.cost_scale();
-  double bound = bound_at(z);
-  out.floor = known_floor > bound;
-  bound = std::max(bound, known_floor);
-  out.bound = std::min(out.loss, oracle.nonprivate_loss() + oracle.cost_scale() * bound);
+  out.bound = certified_bound(out.loss);
   return out;
 }
 
