@@ -28,13 +28,15 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
   m_Dinv.resize(k, n);
   m_q.resize(k, n);
   m_gamma.resize(n);
+  Eigen::VectorXd dU(k);  // lU / U of one output, computed once
   for (Index o = 0; o < n; ++o) {
     auto Dinv = m_Dinv.col(o);
     auto q = m_q.col(o);
-    q = m_lG.col(o).cwiseQuotient(m_G.col(o));                          // dG
-    Dinv = (m_lU.col(o).cwiseQuotient(m_U.col(o)) + q).cwiseInverse();  // 1 / (dU + dG)
+    q = m_lG.col(o).cwiseQuotient(m_G.col(o));  // dG
+    dU = m_lU.col(o).cwiseQuotient(m_U.col(o));
+    Dinv = (dU + q).cwiseInverse();  // 1 / (dU + dG)
     q = q.cwiseProduct(Dinv);
-    m_gamma[o] = m_lT[o] / m_T[o] + m_w * m_w * q.dot(m_lU.col(o).cwiseQuotient(m_U.col(o)));
+    m_gamma[o] = m_lT[o] / m_T[o] + m_w * m_w * q.dot(dU);
   }
   if (dropped)
     for (Index o = 0; o < n; ++o)
@@ -83,7 +85,15 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
     if (ok) {
       apply_Dg_inverse(m_F, m_GF);
       Eigen::MatrixXd C = Eigen::MatrixXd::Identity(n, n);
-      C.noalias() += m_F.transpose() * m_GF;
+      if (m_bias) {
+        C.noalias() += m_F.transpose() * m_GF;
+      } else {
+        // LP (2) rows: Dg is diagonal, so F^T Dg^-1 F = H^T H with H = Dg^-1/2 F, one symmetric
+        // rank-k update of the lower triangle (all that the Cholesky reads): half the product's
+        // flops, which were a fifth of the solve (near-uniform k = 214, n = 107, eps 12).
+        const Eigen::MatrixXd H = m_Dg11.cwiseSqrt().asDiagonal() * m_F;
+        C.selfadjointView<Eigen::Lower>().rankUpdate(H.transpose());
+      }
       m_small.compute(C);
       if (m_small.info() == Eigen::Success) return true;
     }
