@@ -14,6 +14,7 @@
 #include "labeldp/mechanisms/optimal_lp.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 #include "oracles/glpk_oracle.hpp"
+#include "oracles/prior_shapes.hpp"
 
 using labeldp::AbsoluteLoss;
 using labeldp::FinitePrior;
@@ -735,15 +736,8 @@ TEST_CASE("optimal LP: the interior point's mechanism certifies at eps 12 with z
   // residual (~1e-11); divided by their sums, the columns' ratios passed e^eps by as much, and
   // the mass cap_to_epsilon() then moved onto the far outputs cost 3.7e-8 of the loss (no
   // certificate: the crossover ran). Repaired inside each output's cone, the rows certify.
-  std::vector<double> values, weights;
-  std::uint64_t x = 2023;
-  for (int i = 0; i < 214; ++i) {
-    x = (1664525u * x + 1013904223u) % 4294967296u;
-    values.push_back(25.0 + double((std::int64_t(i) * 321) / 213));
-    weights.push_back(i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
-  }
-  const auto prior = FinitePrior<>::from_weights(values, weights);
-  const Eigen::VectorXd outputs = grid(values.front(), values.back(), 107);
+  const auto prior = labeldp::test::benchmark_near_uniform_prior(214, true);
+  const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 107);
   for (double eps : {8.0, 12.0}) {
     INFO("eps " << eps);
     const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, {}, SquaredLoss<>{});

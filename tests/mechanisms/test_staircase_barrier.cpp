@@ -274,14 +274,7 @@ TEST_CASE("optimal_unbiased_on_outputs: the near-uniform k = 214 prior with zero
   // The benchmark's uniform214z instance (bench/bench_solvers.cpp): at eps 3 a full Newton step
   // near the optimum used to leave the rows violated by 1e-7, the barrier stalled uncertified,
   // and the crossover ran for minutes. Certified optimum against GLPK at several eps.
-  std::vector<double> v, w;
-  std::uint64_t x = 2023;
-  for (int i = 0; i < 214; ++i) {
-    x = (1664525u * x + 1013904223u) % 4294967296u;
-    v.push_back(25.0 + double((std::int64_t(i) * 321) / 213));
-    w.push_back(i % 7 == 3 ? 0.0 : 0.5 + double(x) / 4294967296.0);
-  }
-  const FinitePrior<> prior = FinitePrior<>::from_weights(v, w);
+  const FinitePrior<> prior = labeldp::test::benchmark_near_uniform_prior(214, true);
   for (double eps : {2.0, 3.0, 8.0}) {
     INFO("eps=" << eps);
     const Vector<> grid = labeldp::feasible_output_set(prior, eps, 51);
