@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
+#include "../../bench/bench_priors.hpp"  // the benchmarks' instances
 #include "labeldp/core/audit.hpp"
 #include "labeldp/mechanisms/optimal_lp.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 #include "oracles/glpk_oracle.hpp"
-#include "oracles/prior_shapes.hpp"
 
 using labeldp::AbsoluteLoss;
 using labeldp::FinitePrior;
@@ -736,7 +736,7 @@ TEST_CASE("optimal LP: the interior point's mechanism certifies at eps 12 with z
   // residual (~1e-11); divided by their sums, the columns' ratios passed e^eps by as much, and
   // the mass cap_to_epsilon() then moved onto the far outputs cost 3.7e-8 of the loss (no
   // certificate: the crossover ran). Repaired inside each output's cone, the rows certify.
-  const auto prior = labeldp::test::benchmark_near_uniform_prior(214, true);
+  const auto prior = labeldp::bench::uniform_prior(214, true);
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 107);
   for (double eps : {8.0, 12.0}) {
     INFO("eps " << eps);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../bench/bench_priors.hpp"  // the benchmarks' instances
 #include "mechanisms/test_unbiased_oracle.hpp"
 #include "oracles/prior_shapes.hpp"
 
@@ -274,7 +275,7 @@ TEST_CASE("optimal_unbiased_on_outputs: the near-uniform k = 214 prior with zero
   // The benchmark's uniform214z instance (bench/bench_solvers.cpp): at eps 3 a full Newton step
   // near the optimum used to leave the rows violated by 1e-7, the barrier stalled uncertified,
   // and the crossover ran for minutes. Certified optimum against GLPK at several eps.
-  const FinitePrior<> prior = labeldp::test::benchmark_near_uniform_prior(214, true);
+  const FinitePrior<> prior = labeldp::bench::uniform_prior(214, true);
   for (double eps : {2.0, 3.0, 8.0}) {
     INFO("eps=" << eps);
     const Vector<> grid = labeldp::feasible_output_set(prior, eps, 51);
