@@ -380,7 +380,7 @@ class RevisedSimplex {
   bool check_or_refactor();
   bool adopt_inverse(Eigen::MatrixXd&& inverse);
   bool refactor_and_recompute();
-  bool repair_singular_basis();
+  bool repair_singular_basis(const Eigen::MatrixXd& B);
   bool drive_out_artificials();
   double primal_infeasibility() const;
   // The largest infeasibility of x_B tolerated in a warm or given basis, or at an optimum.

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "labeldp/core/mechanism.hpp"
@@ -85,19 +87,19 @@ InteriorMechanism<Scalar> interior_mechanism(const FinitePrior<Scalar>& prior, c
     if (best >= 0) kept(y, best) += e;
   }
   if (!(kept.rowwise().sum().minCoeff() > 0)) return out;
-  // The bound given an upper bound on the optimum (loss units), and whether it is the floor.
+  // The bound (loss units) given an upper bound on the optimum, and whether it is the floor.
   const auto certified_bound = [&](double upper) {
     const double b = bound_at((upper - oracle.nonprivate_loss()) / oracle.cost_scale());  // master units
-    out.floor = known_floor > b;
-    return std::min(upper, oracle.nonprivate_loss() + oracle.cost_scale() * std::max(b, known_floor));
+    return std::pair{std::min(upper, oracle.nonprivate_loss() + oracle.cost_scale() * std::max(b, known_floor)),
+                     known_floor > b};
   };
   // The matrix as repaired differs from the stored one by roundoff: when its loss is not within
   // twice `max_gap` of the bound, no mechanism (and no sampler table) is built.
   const double approx = kept.cwiseProduct(cost).sum();
-  if (approx - certified_bound(approx) > 2 * max_gap * std::abs(approx)) return out;
+  if (approx - certified_bound(approx).first > 2 * max_gap * std::abs(approx)) return out;
   out.mechanism = mechanism_from_lp_columns(prior.values(), std::move(values), kept, eps);
   out.loss = double(out.mechanism.expected_loss(prior, loss));
-  out.bound = certified_bound(out.loss);
+  std::tie(out.bound, out.floor) = certified_bound(out.loss);
   return out;
 }
 

@@ -140,7 +140,7 @@ inline bool RevisedSimplex::refactor_and_recompute() {
   if (!m_factor.refactor(B, kSingularTolerance)) {
     // A basis gone singular (a pivot on roundoff that passed the pivot tolerance): repaired
     // as HiGHS and CLP do, and the pivots that follow make it feasible and optimal again.
-    if (!repair_singular_basis()) return false;
+    if (!repair_singular_basis(B)) return false;
     const Eigen::MatrixXd& repaired = assemble_basis();
     if (!m_factor.refactor(repaired, kSingularTolerance)) return false;
     refined_solve(repaired, m_lp.b, false, m_xb);
@@ -157,10 +157,11 @@ inline bool RevisedSimplex::refactor_and_recompute() {
 // in the rows ordered covered-first and the columns independent-first the new basis is block
 // lower triangular, [B11 0; B21 I] with B11 nonsingular, so it is nonsingular. x_B may now be
 // infeasible (a basic artificial off zero, a structural below zero); the caller's pivots repair
-// that (solve()'s feasibility repair after phase 2). False when no logical column is free.
-inline bool RevisedSimplex::repair_singular_basis() {
+// that (solve()'s feasibility repair after phase 2). `B` is the current basis matrix (assemble_basis()).
+// False when no logical column is free.
+inline bool RevisedSimplex::repair_singular_basis(const Eigen::MatrixXd& B) {
   const Index m = num_rows();
-  Eigen::FullPivLU<Eigen::MatrixXd> lu(assemble_basis());
+  Eigen::FullPivLU<Eigen::MatrixXd> lu(B);
   lu.setThreshold(kSingularTolerance);
   const Index rank = lu.rank();
   if (rank >= m || rank == 0) return false;
