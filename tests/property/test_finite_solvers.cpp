@@ -96,6 +96,33 @@ void check_bias(const Instance& in, const FiniteMechanism<double>& m, double bou
     f.fail("achieved bias " + num(bias) + " exceeds the bound " + num(bound) + " (tolerance " + num(tol) + ")");
 }
 
+/// The certificate of a returned mechanism (issue 11: lower_bound <= expected_loss <= lower_bound
+/// (1 + 1e-9) for every certified solve, and otherwise a status that says why): a bound that is
+/// a number no higher than the loss (beyond it by at most 1e-10 relative, the roundoff
+/// attach_certificate() absorbs), the reported gap equal to (loss - bound) / |loss|, and status
+/// Optimal only with that gap within `tolerance`. A bound may be missing (-infinity or NaN), or
+/// above the loss, only when the status is not Optimal.
+void check_certificate(optim::SolveStatus status, double loss, double bound, double gap, double tolerance,
+                       Findings& f) {
+  const bool optimal = status == optim::SolveStatus::Optimal;
+  const std::string what = "status " + optim::to_string(status) + ", loss " + num(loss) + ", lower bound " +
+                           num(bound) + ", gap " + num(gap);
+  if (!std::isfinite(bound)) {
+    if (optimal) f.fail("certificate: optimal without a finite lower bound (" + what + ")");
+    return;
+  }
+  const double scale = std::max(std::abs(loss), 1e-300);
+  if (!(bound <= loss + 1e-10 * scale)) {
+    if (optimal) f.fail("certificate: optimal with the lower bound above the loss (" + what + ")");
+    return;
+  }
+  const double expected_gap = std::max(0.0, loss - bound) / scale;
+  if (!(std::abs(gap - expected_gap) <= 1e-12 + 1e-9 * expected_gap))
+    f.fail("certificate: the gap is not (loss - bound) / |loss| = " + num(expected_gap) + " (" + what + ")");
+  if (optimal && !(gap <= tolerance))
+    f.fail("certificate: optimal with a gap above " + num(tolerance) + " (" + what + ")");
+}
+
 /// Solver outcome accounting: the status, and whether a mechanism came with it. With
 /// LABELDP_PROPERTY_VERBOSE set, every instance that did not end optimal is printed (replayable).
 void count(Tally& tally, const Instance& in, optim::SolveStatus status, bool has_mechanism) {
@@ -156,6 +183,7 @@ TEST_CASE("property: optimal LP mechanism, 1200 instances", "[property][optimal_
       count(t, in, r.status, has);
       if (r.status == optim::SolveStatus::Optimal && !has) f.fail("status optimal without a mechanism");
       if (!has) return;
+      check_certificate(r.status, double(r.expected_loss), r.dual_bound, r.certified_gap(), kCertifiedGap, f);
       check_returned(
           in, r.mechanism, [&] { return FiniteLabelMechanism("optimal-lp", in.eps, r.mechanism).to_json(); }, f);
       const FiniteLabelMechanism flm("optimal-lp", in.eps, r.mechanism);
@@ -188,6 +216,8 @@ void unbiased_grid_instance(const Instance& in, const UnbiasedOptions& options, 
     count(t, in, r.status, has);
     if (r.status == optim::SolveStatus::Optimal && !has) f.fail("status optimal without a mechanism");
     if (!has) return;
+    check_certificate(r.status, double(r.expected_loss), double(r.lower_bound), double(r.gap), options.gap_tolerance,
+                      f);
     const bool table_ok = check_returned(
         in, r.mechanism, [&] { return UnbiasedRandomizer<double>(r, in.eps).to_json(); }, f, kUnbiasedTable);
     check_bias(in, r.mechanism, options.max_bias, f);
@@ -282,6 +312,8 @@ TEST_CASE("property: continuous unbiased and bias-bounded randomizers, 700 insta
     count(t, in, r.status, has);
     if (r.status == optim::SolveStatus::Optimal && !has) f.fail("status optimal without a mechanism");
     if (!has) return;
+    check_certificate(r.status, double(r.expected_loss), double(r.lower_bound), double(r.gap), options.gap_tolerance,
+                      f);
     const bool table_ok = check_returned(
         in, r.mechanism, [&] { return UnbiasedRandomizer<double>(r, in.eps).to_json(); }, f, kUnbiasedTable);
     check_bias(in, r.mechanism, options.max_bias, f);

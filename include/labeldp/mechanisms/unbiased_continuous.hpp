@@ -48,7 +48,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       r.status = optim::SolveStatus::Infeasible;
       return r;
     }
-    return detail::trivial_unbiased(prior);
+    return detail::trivial_unbiased(prior, Scalar(0));  // squared loss
   }
   detail::check_unbiased_size(options, prior.size(), 0);
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);

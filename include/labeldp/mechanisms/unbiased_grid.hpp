@@ -363,7 +363,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> optimal_unbiased_gr
   validate_epsilon(eps);
   eps = table_epsilon(eps);  // beyond 700 the table is computed at 700 (core/validate.hpp)
   if (grid_size < 2) detail::fail_parameter("grid_size", "must be at least 2", double(grid_size));
-  if (prior.size() == 1) return detail::trivial_unbiased(prior);
+  if (prior.size() == 1) return detail::trivial_unbiased(prior, Scalar(loss(prior.value(0), prior.value(0))));
   detail::check_unbiased_size(options, prior.size(), double(grid_size));  // before the grid is allocated
   Vector<Scalar> grid = feasible_output_set(prior, eps, grid_size);
   // Outputs of magnitude about k (label range) / eps: at a tiny eps or huge labels they overflow.

@@ -196,7 +196,8 @@ inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::Vect
 /// (roundoff kept the certificate from closing: the status says so, NumericalIssue, and the
 /// mechanism stays as the best feasible one). A bound above the loss by roundoff (1e-10
 /// relative: the final mechanism is made eps-DP exactly by cap_to_epsilon, which may lower its
-/// loss by a removed mass of that order) is taken as the loss itself.
+/// loss by a removed mass of that order) is taken as the loss itself; beyond that it is no
+/// certificate: lower_bound stays NaN, gap infinite, and Optimal becomes NumericalIssue.
 template <typename Scalar>
 void attach_certificate(UnbiasedResult<Scalar>& result, double bound, double gap_tolerance) {
   if (result.mechanism.num_outputs() == 0 || !(bound > -std::numeric_limits<double>::infinity())) {
@@ -205,18 +206,31 @@ void attach_certificate(UnbiasedResult<Scalar>& result, double bound, double gap
   }
   const double loss = double(result.expected_loss), scale = std::max(std::abs(loss), 1e-300);
   if (bound > loss && bound - loss <= 1e-10 * scale) bound = loss;
+  if (bound > loss) {
+    // A bound above a feasible mechanism's loss by more than that is roundoff, not a
+    // certificate (losses at eps above ~13 of 1e-11 down to 1e-130 with bounds computed from
+    // terms of order one; or a mechanism within the bias tolerance but beyond B): no bound.
+    if (result.optimal()) result.status = optim::SolveStatus::NumericalIssue;
+    result.lower_bound = std::numeric_limits<Scalar>::quiet_NaN();
+    result.gap = std::numeric_limits<Scalar>::infinity();
+    return;
+  }
   result.lower_bound = Scalar(bound);
   result.gap = Scalar(std::max(0.0, loss - bound) / scale);
   if (result.optimal() && !(double(result.gap) <= gap_tolerance)) result.status = optim::SolveStatus::NumericalIssue;
 }
 
+/// The answer for a prior on one label y: the only unbiased mechanism outputs y, so its loss
+/// `loss_at_label` (the loss of y against itself) is the optimum, certified with gap 0.
 template <typename Scalar>
-UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior) {
+UnbiasedResult<Scalar> trivial_unbiased(const FinitePrior<Scalar>& prior, Scalar loss_at_label) {
   UnbiasedResult<Scalar> r;
   r.status = optim::SolveStatus::Optimal;
   Matrix<Scalar> one(1, 1);
   one(0, 0) = 1;
   r.mechanism = FiniteMechanism<Scalar>(prior.values(), prior.values(), one);
+  r.expected_loss = r.lower_bound = loss_at_label;
+  r.gap = 0;
   return r;
 }
 
