@@ -128,8 +128,11 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // the columns that price out at the end are wide patterns, and the plain bound's kappa = 48
   // times the master's entering tolerance left the certificate at 4.2e-9.
   using MinRatio = std::function<double(const Eigen::VectorXd&)>;
-  auto ratio_on = [&lo, &hi](const detail::UnbiasedProblem& Q) -> MinRatio {
-    return [&Q, &lo, &hi](const Eigen::VectorXd& duals) { return detail::continuous_min_ratio(Q, duals, lo, hi); };
+  auto ratio_on = [lo, hi](const detail::UnbiasedProblem& Q) -> MinRatio {
+    const detail::UnbiasedProblem* problem = &Q;  // P or the kept problem, both outlive the solves
+    return [problem, lo, hi](const Eigen::VectorXd& duals) {
+      return detail::continuous_min_ratio(*problem, duals, lo, hi);
+    };
   };
   auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
     return (P.labels.array() - col.output).square().matrix();
