@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <labeldp/core/audit.hpp>
 #include <labeldp/mechanisms/unbiased.hpp>
 #include <random>
@@ -223,6 +224,111 @@ TEST_CASE("Weak duality: the certified bound at arbitrary duals is below the opt
       CHECK(bound <= optimum * (1 + 1e-12) + 1e-15);
     }
   }
+}
+
+TEST_CASE(
+    "Weighted bound (each column by its own normalization mass): valid against GLPK, at least the plain one, "
+    "and a W too small breaks it",
+    "[unbiased][continuous][glpk]") {
+  // detail::staircase_min_ratio() gives rho <= min_j rc_j / w_j (w_j = k low + (1 - low)|T_j|)
+  // and the bound b^T y + k rho. Oracle: every (pattern, grid output) column written out, its
+  // least ratio by brute force, and GLPK's optimum of Alg. 1's LP on that grid (the staircase
+  // patterns span the eps-DP columns: the same optimum). Duals at random, of the rows' signs,
+  // with a common offset on the normalization duals (where kappa's least weight is far off).
+  // The continuous bound (detail::continuous_lower_bound()) is checked against the certified
+  // continuous optimum the same way, with and without a bias bound.
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> n01(0, 1);
+  std::uniform_real_distribution<double> offset(0.0, 2.0);
+  int draws = 0, tighter = 0, grid_mutant_broken = 0, continuous_mutant_broken = 0;
+  for (const int k : {3, 5, 6})
+    for (const double eps : {0.7, 3.0})
+      for (const double fraction : {0.0, 0.1}) {
+        const auto prior = random_prior(rng, k, false);
+        const double B = fraction * (prior.value(k - 1) - prior.value(0));
+        const auto P = labeldp::detail::make_unbiased_problem(prior, eps, B);
+        const Vector<> grid = labeldp::feasible_output_set(prior, eps, 12);
+        const double unit = P.scale * P.scale;
+        const double grid_optimum = glpk_grid_loss(prior, eps, grid, B) / unit;
+        UnbiasedOptions o;
+        o.max_bias = B;
+        const auto best = labeldp::optimal_unbiased_continuous(prior, eps, o);
+        REQUIRE(best.optimal());
+        const double optimum = best.expected_loss / unit;
+        const auto lp = labeldp::detail::empty_master(P);
+        std::vector<std::pair<Eigen::VectorXd, double>> columns;  // (a_j, c_j)
+        for (Index g = 0; g < grid.size(); ++g)
+          for (Index mask = 0; mask < (Index(1) << k); ++mask) {
+            labeldp::detail::StaircaseColumn col;
+            for (Index i = 0; i < k; ++i) col.pattern.push_back(std::uint8_t((mask >> i) & 1));
+            col.output = (grid[g] - P.shift) / P.scale;
+            Eigen::VectorXd a(P.num_rows());
+            const double c =
+                labeldp::detail::staircase_coefficients(P, col, (P.labels.array() - col.output).square().matrix(), a);
+            columns.emplace_back(a, c);
+          }
+        // Brute-force pricing: least reduced cost, the size of a pattern reaching it, least ratio.
+        const auto brute = [&](const Eigen::VectorXd& y, Index& size, double& ratio) {
+          double mu = std::numeric_limits<double>::infinity();
+          ratio = mu;
+          for (const auto& [a, c] : columns) {
+            const double rc = c - a.dot(y), w = a.head(k).sum();
+            if (rc < mu) {
+              mu = rc;
+              size = Index(std::lround((w - double(k) * P.low) / (1 - P.low)));
+            }
+            ratio = std::min(ratio, rc / w);
+          }
+          return mu;
+        };
+        for (int draw = 0; draw < 12; ++draw) {
+          INFO("k " << k << " eps " << eps << " B " << B << " draw " << draw);
+          const double spread = draw < 6 ? 0.05 : 0.5, shift = offset(rng);
+          Eigen::VectorXd y = Eigen::VectorXd::Zero(P.num_rows());
+          for (Index i = 0; i < k; ++i) {
+            y[i] = shift + spread * n01(rng);
+            if (P.bounded()) {
+              y[k + i] = -spread * std::abs(n01(rng));  // <= row: dual <= 0
+              y[2 * k + i] = spread * std::abs(n01(rng));
+            } else {
+              y[k + i] = spread * n01(rng);
+            }
+          }
+          const double dual_objective = lp.b.dot(y);
+          Index size = 0;
+          double true_ratio = 0;
+          const double mu = brute(y, size, true_ratio);
+          const double rho = labeldp::detail::staircase_min_ratio(P, y, [&](const Eigen::VectorXd& z, Index& sz) {
+            double unused = 0;
+            return brute(z, sz, unused);
+          });
+          ++draws;
+          CHECK(rho <= std::min(0.0, true_ratio) + 1e-14);
+          CHECK(rho >= std::min(0.0, true_ratio) - 1e-9 * (1 + std::abs(true_ratio)));  // Dinkelbach converged
+          const double weighted = dual_objective + double(k) * rho;
+          const double plain = dual_objective + std::min(0.0, mu) * double(k) / (1 + double(k - 1) * P.low);
+          CHECK(weighted >= plain - 1e-12);
+          CHECK(weighted <= grid_optimum * (1 + 1e-9) + 1e-12);
+          if (weighted > plain + 1e-6 * grid_optimum) ++tighter;
+          if (dual_objective + double(k) / 2 * rho > grid_optimum * (1 + 1e-9)) ++grid_mutant_broken;
+          // Continuous outputs: the same bound over every real output, below the continuous optimum.
+          Eigen::VectorXd pi_sigma(2 * k);
+          pi_sigma << y.head(k), labeldp::detail::bias_duals(P, y);
+          const double bound = labeldp::detail::continuous_lower_bound(P, pi_sigma, -INFINITY, INFINITY);
+          CHECK(bound <= optimum * (1 + 1e-9) + 1e-12);
+          // Its dual objective splits each folded bias dual onto the row of its sign (master_duals()).
+          const double folded =
+              y.head(k).sum() + P.labels.dot(pi_sigma.tail(k)) - P.max_bias * pi_sigma.tail(k).cwiseAbs().sum();
+          CHECK(folded >= dual_objective - 1e-12);
+          const double continuous_rho = labeldp::detail::continuous_min_ratio(P, y, -INFINITY, INFINITY);
+          CHECK(bound == Approx(folded + double(k) * continuous_rho).epsilon(1e-12).margin(1e-12));
+          if (folded + double(k) / 2 * continuous_rho > optimum * (1 + 1e-9)) ++continuous_mutant_broken;
+        }
+      }
+  CHECK(draws == 144);
+  CHECK(tighter >= 20);
+  CHECK(grid_mutant_broken >= 10);
+  CHECK(continuous_mutant_broken >= 10);
 }
 
 TEST_CASE("Certified answer: the same loss under every method and column-generation setting",

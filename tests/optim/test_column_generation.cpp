@@ -347,6 +347,63 @@ TEST_CASE("column generation: staircase LP (2) equals GLPK on every pattern, smo
   }
 }
 
+TEST_CASE(
+    "column generation: the weighted bound (column_weight_bound) is valid, never below kappa's, and a W too "
+    "small breaks it",
+    "[column_generation]") {
+  // LP (2) in staircase form: summing its k equality rows gives sum_j w_j x_j = k with w_j the
+  // column's entry sum k + (e - 1)|T_j| >= k (hence kappa = 1). An oracle that also reports the
+  // least ratio rc_j / w_j over every column (brute force over every pattern and output) lets
+  // the engine bound by b^T y + k min(0, ratio). One pricing (max_rounds = 0) at the first
+  // master's duals, whose bound is all the certificate has: it must be <= GLPK's optimum of the
+  // full LP, >= the kappa bound, strictly above it on some instances, and with W = k / 4 (a
+  // mutant whose weights do not hold) above the optimum on some.
+  std::mt19937_64 rng(31);
+  int tighter = 0, mutant_broken = 0;
+  for (int t = 0; t < 40; ++t) {
+    const StaircaseLP s = random_staircase(rng, 3 + t % 4, 6 + t % 5);
+    const auto glpk = labeldp::test::solve_with_glpk(full_staircase_lp(s));
+    REQUIRE(glpk.status == SolveStatus::Optimal);
+    INFO("trial " << t << ", k " << s.k << ", n " << s.n);
+    const auto ratio_of = [&s](const Eigen::VectorXd& pi) {
+      double best = std::numeric_limits<double>::infinity();
+      for (Index j = 0; j < s.n; ++j)
+        for (Index mask = 0; mask < (Index(1) << s.k); ++mask) {
+          const Eigen::VectorXd a = s.column(mask);
+          best = std::min(best, (a.dot(s.weighted.col(j)) - a.dot(pi)) / a.sum());
+        }
+      return best;
+    };
+    const auto solve = [&](bool weighted, double W) {
+      RevisedSimplex master(initial_staircase_master(s));
+      StaircasePricing plain{&s, {}, {}};
+      ColumnGenerationOptions opt;
+      opt.column_sum_bound = 1;
+      opt.max_rounds = 0;
+      if (weighted) opt.column_weight_bound = W;
+      return labeldp::optim::solve_by_column_generation(
+          master,
+          [&](const Eigen::VectorXd& pi) {
+            PricedColumns out = plain(pi);
+            if (weighted) out.min_reduced_cost_ratio = ratio_of(pi);
+            return out;
+          },
+          opt);
+    };
+    const auto kappa_only = solve(false, 0);
+    const auto with_weights = solve(true, double(s.k));
+    require_certificate(with_weights, 1e-9);
+    REQUIRE(std::isfinite(with_weights.lower_bound));
+    CHECK(with_weights.lower_bound <= glpk.objective * (1 + 1e-12) + 1e-15);
+    CHECK(with_weights.lower_bound >= kappa_only.lower_bound - 1e-15);
+    if (with_weights.lower_bound > kappa_only.lower_bound + 1e-6 * std::abs(glpk.objective)) ++tighter;
+    const auto mutant = solve(true, double(s.k) / 4);
+    if (mutant.lower_bound > glpk.objective * (1 + 1e-9)) ++mutant_broken;
+  }
+  CHECK(tighter >= 10);
+  CHECK(mutant_broken >= 1);
+}
+
 TEST_CASE("column generation: warm-start duals start the certificate and never change the optimum",
           "[column_generation]") {
   std::mt19937_64 rng(29);
@@ -721,6 +778,9 @@ TEST_CASE("column generation rejects: options out of range, naming the field", "
   rejects([](ColumnGenerationOptions& o) { o.gap_tolerance = std::numeric_limits<double>::infinity(); },
           "'gap_tolerance'");
   rejects([](ColumnGenerationOptions& o) { o.column_sum_bound = 0; }, "'column_sum_bound' must be positive");
+  rejects([](ColumnGenerationOptions& o) { o.column_weight_bound = 0; }, "'column_weight_bound' must be positive");
+  rejects([](ColumnGenerationOptions& o) { o.column_weight_bound = std::numeric_limits<double>::quiet_NaN(); },
+          "'column_weight_bound'");
   rejects([](ColumnGenerationOptions& o) { o.dual_smoothing = 1; }, "'dual_smoothing' must be in [0, 1), got 1");
   rejects([](ColumnGenerationOptions& o) { o.dual_smoothing = -0.1; }, "'dual_smoothing'");
   rejects([](ColumnGenerationOptions& o) { o.max_columns_per_round = -2; }, "'max_columns_per_round' must be >= 0");

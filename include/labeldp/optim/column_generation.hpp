@@ -40,6 +40,12 @@ struct PricedColumns {
   /// computes itself for the returned columns, so an oracle cannot overstate it with the very
   /// columns it returns.
   double min_reduced_cost = std::numeric_limits<double>::quiet_NaN();
+  /// A lower bound on \f$\min_j (c_j - a_j^T y) / w_j\f$ over every column of the full LP at
+  /// the duals y of the call, \f$w_j > 0\f$ the column weights of
+  /// ColumnGenerationOptions::column_weight_bound. NaN (the default) = not computed. Used only
+  /// with an exact min_reduced_cost and a finite column_weight_bound: the engine's bound is then
+  /// also \f$b^T y + W \min(0, \text{ratio})\f$, and the higher of the two counts.
+  double min_reduced_cost_ratio = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Options of solve_by_column_generation(). Every field has a documented default; check()
@@ -93,6 +99,17 @@ struct ColumnGenerationOptions {
   /// far below e^eps at large eps, where kappa multiplies the roundoff in the minimum reduced
   /// cost. Unknown: a bound then exists only where no reduced cost is negative.
   double column_sum_bound = std::numeric_limits<double>::infinity();
+  /// Default +infinity = unused (> 0, may be +infinity). W of a weighted Lagrangian bound (in
+  /// the style of Farley 1990): with weights \f$w_j > 0\f$ on the oracle-priced columns such
+  /// that \f$\sum_j w_j x_j \le W\f$ for some optimal solution of the full LP, and an oracle
+  /// that reports \f$\rho \le \min_j \bar c_j / w_j\f$ (PricedColumns::min_reduced_cost_ratio),
+  /// \f$\sum_j \bar c_j x_j \ge \rho \sum_j w_j x_j \ge W \min(0, \rho)\f$, so
+  /// \f$b^T y + W \min(0, \rho)\f$ is a lower bound like the kappa one (which is the case
+  /// \f$w_j = 1\f$, \f$W = \kappa\f$); the engine keeps the higher of the two. It is tighter
+  /// where the columns that price out have weights well above the least one: the staircase
+  /// master's normalization rows give \f$w_j = k\ell + (1 - \ell)|T_j|\f$ and W = k
+  /// (detail::staircase_min_ratio()), while kappa must assume the least weight for every column.
+  double column_weight_bound = std::numeric_limits<double>::infinity();
   /// Default 0 = none (finite, >= 0). \f$\lambda\f$: a lower bound on the cost of every
   /// oracle-priced column (\f$c_j \ge \lambda\f$), when the master's other columns cost >= 0.
   /// Then every optimal solution has \f$\lambda \sum_j x_j \le \text{opt} \le z\f$ (z the
@@ -163,6 +180,9 @@ struct ColumnGenerationOptions {
     if (std::isnan(column_sum_bound) || !(column_sum_bound > 0))
       labeldp::detail::fail_parameter(name("column_sum_bound"), "must be positive (infinity = unknown)",
                                       column_sum_bound);
+    if (std::isnan(column_weight_bound) || !(column_weight_bound > 0))
+      labeldp::detail::fail_parameter(name("column_weight_bound"), "must be positive (infinity = unused)",
+                                      column_weight_bound);
     if (!(std::isfinite(min_column_cost) && min_column_cost >= 0))
       labeldp::detail::fail_parameter(name("min_column_cost"), "must be finite and non-negative", min_column_cost);
     if (!(dual_smoothing >= 0 && dual_smoothing < 1))
@@ -226,7 +246,9 @@ struct IgnoreAppendedColumns {
 /// Price at y = alpha y_center + (1 - alpha) y_m (alpha = dual_smoothing once a center
 /// exists, else 0): the oracle returns candidate columns and the minimum reduced cost mu(y)
 /// over the full column space; L(y) = b^T y + kappa min(0, mu(y)) is a lower bound on the full
-/// LP's optimum (weak duality), and the best one so far becomes the new center. Candidates are
+/// LP's optimum (weak duality), raised to b^T y + W min(0, rho(y)) when the oracle reports the
+/// least ratio rho (ColumnGenerationOptions::column_weight_bound), and the best one so far
+/// becomes the new center. Candidates are
 /// kept when their reduced cost at y_m is below the master's own entering tolerance
 /// (`dual_feasibility_tolerance * max(1, |c|_inf)`, the threshold below which the simplex
 /// pivots a column in); if smoothing kept none (mispricing), the round is priced again at y_m.
@@ -395,7 +417,10 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
       double mu = priced.min_reduced_cost;
       if (!std::isnan(mu) && t > 0) mu = std::min(mu, rc_y.minCoeff());
       if (!std::isnan(mu)) {
-        const double bound = mu >= 0 ? b.dot(y) : (std::isinf(kappa) ? -inf : b.dot(y) + kappa * mu);
+        double bound = mu >= 0 ? b.dot(y) : (std::isinf(kappa) ? -inf : b.dot(y) + kappa * mu);
+        if (mu < 0 && !std::isnan(priced.min_reduced_cost_ratio) && std::isfinite(options.column_weight_bound))
+          bound =
+              std::max(bound, b.dot(y) + options.column_weight_bound * std::min(0.0, priced.min_reduced_cost_ratio));
         if (bound > best_bound) {
           best_bound = bound;
           center = y;

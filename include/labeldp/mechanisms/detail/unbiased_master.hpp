@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -260,11 +261,16 @@ inline double staircase_dual_smoothing(const UnbiasedOptions& options, Index k) 
 /// `tailing_off_from`: rounds after which column generation goes on only while it converges
 /// fast, else stops with IterationLimit (optim::ColumnGenerationOptions::tailing_off_from;
 /// kUnlimited = off).
+/// `min_ratio(duals)`, when given: a lower bound on the least reduced cost per unit of
+/// normalization mass over the pricing's whole column space (staircase_min_ratio()), called when
+/// the least reduced cost is negative; the engine's bound is then also the weighted one
+/// (optim::ColumnGenerationOptions::column_weight_bound, W = k).
 template <typename LossAt, typename Price>
 void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& master, StaircaseProduct& product,
                           Index artificial, StaircaseMaster& S, LossAt&& loss_of, Price&& price,
                           const UnbiasedOptions& options, const Eigen::VectorXd& warm_duals = {},
-                          Index tailing_off_from = optim::kUnlimited) {
+                          Index tailing_off_from = optim::kUnlimited,
+                          const std::function<double(const Eigen::VectorXd&)>& min_ratio = {}) {
   const Index m = P.num_rows();
   auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
     A.resize(m, Index(cols.size()));
@@ -288,6 +294,8 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
   // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
   const double k_labels = double(P.num_labels());
   cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
+  // The same sum weighs each column by its own w_j (staircase_min_ratio()): W = k.
+  if (min_ratio) cg.column_weight_bound = k_labels;
   cg.dual_smoothing = staircase_dual_smoothing(options, P.num_labels());
   // The most negative columns first, at most max_columns_per_round of them: every column costs
   // a dot product per simplex pivot for the rest of the solve.
@@ -320,6 +328,7 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
     }
     block(last, out.A, out.c);
     out.min_reduced_cost = min_rc;
+    if (min_ratio && min_rc < 0) out.min_reduced_cost_ratio = min_ratio(y);
     return out;
   };
   auto on_append = [&](const std::vector<Index>& picked, Index) {
@@ -367,12 +376,13 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
 /// `crash`: a caller's crash basis (StaircaseCrash), tried before Proposition 7's; its columns
 /// must be among `initial`. Ignored (Proposition 7's basis, or phase 1, instead) when a column
 /// is missing or the simplex rejects the basis.
-/// `tailing_off_from`: as for run_staircase_master().
+/// `tailing_off_from`, `min_ratio`: as for run_staircase_master().
 template <typename LossAt, typename Price>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
                                        Price&& price, const UnbiasedOptions& options, double penalty = 0,
                                        const Eigen::VectorXd& warm_duals = {}, const StaircaseCrash& crash = {},
-                                       Index tailing_off_from = optim::kUnlimited) {
+                                       Index tailing_off_from = optim::kUnlimited,
+                                       const std::function<double(const Eigen::VectorXd&)>& min_ratio = {}) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
@@ -471,7 +481,8 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
       }
     }
   }
-  run_staircase_master(P, master, product, artificial, S, loss_of, price, options, warm_duals, tailing_off_from);
+  run_staircase_master(P, master, product, artificial, S, loss_of, price, options, warm_duals, tailing_off_from,
+                       min_ratio);
   return S;
 }
 

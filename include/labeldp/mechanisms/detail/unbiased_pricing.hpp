@@ -248,10 +248,11 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
 /// (pattern, real output) pair is found exactly in O(k^2) per call (2k + 1 segments, O(k) each).
 /// Returns, for each segment whose best reduced cost is below `-tolerance` (best first, at most
 /// `max_columns` segments), its best column and the one-sided columns at the same output that
-/// price out (append_one_sided()).
+/// price out (append_one_sided()). `argmin_size`, when given, receives the number of labels in
+/// the pattern of a column reaching `min_reduced_cost` (staircase_min_ratio()).
 inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo,
                                                      double hi, double tolerance, Index max_columns,
-                                                     double& min_reduced_cost) {
+                                                     double& min_reduced_cost, Index* argmin_size = nullptr) {
   const Index k = P.num_labels();
   const Eigen::VectorXd pi = duals.head(k);
   const Eigen::VectorXd sigma = bias_duals(P, duals);
@@ -317,7 +318,10 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
     terms_at(o);
     double rc = 0;
     for (Index i = 0; i < k; ++i) rc += (col.pattern[std::size_t(i)] ? 1.0 : P.low) * terms[i];
-    min_reduced_cost = std::min(min_reduced_cost, rc);
+    if (rc < min_reduced_cost) {
+      min_reduced_cost = rc;
+      if (argmin_size) *argmin_size = Index(std::count(col.pattern.begin(), col.pattern.end(), std::uint8_t(1)));
+    }
     if (rc < -tolerance) {
       col.output = o;
       col.reduced_cost = rc;
@@ -335,6 +339,66 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
     append_one_sided(P, terms, o, -1, tolerance, columns);
   }
   return columns;
+}
+
+/// A certified lower bound \f$\rho\f$ on the least reduced cost per unit of normalization mass,
+/// \f$\min_j \bar c_j / w_j\f$ over every column j of the staircase master that the pricing
+/// `min_rc_at` searches, with \f$w_j = k\ell + (1 - \ell)|T_j|\f$ the column's sum over the k
+/// normalization rows (\f$T_j\f$ its pattern, \f$\ell\f$ = P.low). Then
+/// \f$b^T y + k \rho\f$ is a lower bound on the LP's optimum (a bound in the style of Farley
+/// 1990, which weighs each column by its own \f$w_j\f$ instead of the least one):
+///
+/// *Weights.* Summing the k normalization rows \f$\sum_j s_i(T_j) x_j = 1\f$
+/// (\f$s_i = 1\f$ on the pattern, \f$\ell\f$ off it) gives \f$\sum_j w_j x_j = k\f$ for EVERY
+/// feasible x (W = k, an equality). *Bound.* For duals y of the rows' signs (>= 0 on >= rows,
+/// <= 0 on <= rows, any on the equalities) and feasible x, weak duality gives
+/// \f$c^T x \ge b^T y + \sum_j \bar c_j(y) x_j\f$, and if \f$\rho \le \bar c_j / w_j\f$ for every j,
+/// \f$\sum_j \bar c_j x_j \ge \rho \sum_j w_j x_j = k\rho\f$. *Computing rho.* Let v be 1 on the
+/// normalization rows and 0 elsewhere, so \f$v^T a_j = w_j\f$ and
+/// \f$\bar c_j(y) = \bar c_j(y + \lambda v) + \lambda w_j\f$ for every \f$\lambda\f$. With
+/// \f$\mu(\lambda)\f$ the exact least reduced cost at \f$y + \lambda v\f$ (equality rows: any
+/// shift keeps the signs) and \f$w_{min} = 1 + (k - 1)\ell\f$ the least weight of a non-empty
+/// pattern, \f$\rho(\lambda) = \lambda + \min(0, \mu(\lambda)) / w_{min}\f$ is valid for every
+/// \f$\lambda\f$ (the empty pattern's column is \f$\ell\f$ times the full pattern's, cost
+/// included, so it has the full pattern's ratio). \f$\rho(0)\f$ is the plain bound
+/// \f$b^T y + \kappa \min(0, \mu)\f$ with \f$\kappa = k / w_{min}\f$. The \f$\lambda\f$ tried
+/// after 0 are Dinkelbach's (1967) iterates for the least ratio: \f$\lambda_{t+1} = \lambda_t +
+/// \mu(\lambda_t) / w_{j_t}\f$, the ratio of the column \f$j_t\f$ reaching \f$\mu(\lambda_t)\f$,
+/// so \f$\lambda_t\f$ decreases to the least ratio and \f$\rho(\lambda_t)\f$ closes on it from
+/// below. Returned: \f$\min(0, \max_t \rho(\lambda_t))\f$ over at most `max_steps` prices
+/// (never below \f$\rho(0)\f$: this bound is never worse than the plain one).
+///
+/// \param duals the master's duals (num_rows(); the normalization rows first).
+/// \param min_rc_at `double(const Eigen::VectorXd& duals, Index& argmin_size)`: the exact least
+///        reduced cost at `duals` and the pattern size of a column reaching it.
+template <typename MinRc>
+double staircase_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& duals, MinRc&& min_rc_at,
+                           Index max_steps = 12) {
+  const Index k = P.num_labels();
+  const double w_min = 1 + double(k - 1) * P.low;
+  Eigen::VectorXd shifted = duals;
+  double lambda = 0, best = -std::numeric_limits<double>::infinity();
+  for (Index step = 0; step < max_steps; ++step) {
+    if (step > 0) shifted.head(k) = duals.head(k).array() + lambda;
+    Index size = 0;
+    const double mu = min_rc_at(static_cast<const Eigen::VectorXd&>(shifted), size);
+    if (std::isnan(mu)) break;
+    best = std::max(best, lambda + std::min(0.0, mu) / w_min);
+    if (!(mu < 0)) break;
+    const double next = lambda + mu / (double(k) * P.low + (1 - P.low) * double(size));
+    if (!(next < lambda)) break;
+    lambda = next;
+  }
+  return std::min(0.0, best);
+}
+
+/// staircase_min_ratio() for the continuous pricing (price_continuous() over [lo, hi]).
+inline double continuous_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo, double hi) {
+  return staircase_min_ratio(P, duals, [&](const Eigen::VectorXd& y, Index& size) {
+    double mu = 0;
+    price_continuous(P, y, lo, hi, std::numeric_limits<double>::infinity(), 0, mu, &size);
+    return mu;
+  });
 }
 
 }  // namespace labeldp::detail
