@@ -481,10 +481,11 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
 /// generation takes over.
 ///
 /// Bias bound B > 0: the same interior point with the bias rows' slacks (detail/interval_bias.hpp),
-/// then an LP crossover on its active patterns at their outputs, accepted when exact pricing at
-/// the interior duals certifies it. Interval patterns need not suffice here (Claim 14 orders the
-/// rows by their means, which a bias bound lets cross: measured up to 8e-6 relative on small
-/// priors), so the interior point prices every pattern at its duals and solves again with the
+/// then an LP crossover on its active patterns at their outputs (and, when that is not certified,
+/// also at each output +- 1e-4 relative, which lets the LP move outputs the interior point left
+/// slightly off), accepted when exact pricing at the interior duals or the LP's certifies it. Interval patterns need
+/// not suffice here (Claim 14 orders the rows by their means, which a bias bound lets cross: measured up to 8e-6
+/// relative on small priors), so the interior point prices every pattern at its duals and solves again with the
 /// patterns that are not intervals and price out (detail::bias_bounded_barrier(), up to 20
 /// times, below k = 300). If that still does not certify, column generation seeded by the crossover's columns
 /// finishes, and the better of the two mechanisms is returned with the best bound
