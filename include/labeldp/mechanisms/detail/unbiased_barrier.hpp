@@ -408,9 +408,12 @@ class IntervalBarrier {
     }
     out.Sm.noalias() += m_xS * xm;
     out.Smo.noalias() += m_xS * xmo;
-    H.topLeftCorner(k, k).noalias() += m_xS * e1.asDiagonal() * m_xS.transpose();
+    // Only the lower triangle of H is read (LLT): the diagonal blocks' products are computed on
+    // their lower triangles only (a third of the flops of the three k x q x k products saved).
+    const Eigen::MatrixXd scaled1 = m_xS * e1.asDiagonal(), scaled3 = m_xS * e3.asDiagonal();
+    H.topLeftCorner(k, k).template triangularView<Eigen::Lower>() += scaled1 * m_xS.transpose();
     H.bottomLeftCorner(k, k).noalias() += m_xS * e2.asDiagonal() * m_xS.transpose();
-    H.bottomRightCorner(k, k).noalias() += m_xS * e3.asDiagonal() * m_xS.transpose();
+    H.bottomRightCorner(k, k).template triangularView<Eigen::Lower>() += scaled3 * m_xS.transpose();
     return out;
   }
 
