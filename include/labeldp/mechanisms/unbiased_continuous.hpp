@@ -277,8 +277,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
         for (std::size_t j = 0; j < n; ++j)
           for (const double side : {-1.0, 1.0}) {
             detail::StaircaseColumn c = columns[j];
-            c.output += side * kOutputBracket * std::max(1.0, std::abs(c.output));
-            bracket.push_back(std::move(c));
+            // Within the allowed outputs [lo, hi] (UnbiasedOptions::output_lower / output_upper).
+            c.output = std::clamp(c.output + side * kOutputBracket * std::max(1.0, std::abs(c.output)), lo, hi);
+            if (c.output != columns[j].output) bracket.push_back(std::move(c));
           }
         Eigen::MatrixXd A_new(Q.num_rows(), Index(bracket.size()));
         Eigen::VectorXd c_new(Index(bracket.size()));
