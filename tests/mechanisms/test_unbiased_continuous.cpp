@@ -845,3 +845,29 @@ TEST_CASE(
   }
   CHECK(exercised >= 40);  // 48 instances of the 240
 }
+
+TEST_CASE("Bias-bounded continuous: the time limit answers with a feasible mechanism and its certified gap",
+          "[unbiased][continuous][bias]") {
+  // Lognormal k = 60, B = 20, eps 1 needs 83 column-generation rounds (1.3 s) to certify. With a
+  // 1 ms limit (covering the whole call; the interior point and the crossover LP run to their
+  // end) the answer is the best mechanism so far: TimeLimit, eps-DP and within B, with a bound
+  // at most its loss and the gap between them; the certified optimum lies between the two.
+  const FinitePrior<> prior = lognormal_prior(60);
+  const double eps = 1, B = 20;
+  UnbiasedOptions limited;
+  limited.max_bias = B;
+  limited.time_limit = 1e-3;
+  const auto r = labeldp::optimal_unbiased_continuous(prior, eps, limited);
+  REQUIRE(r.status == labeldp::optim::SolveStatus::TimeLimit);
+  check_bias_bounded(r, prior, eps, B);
+  REQUIRE(std::isfinite(r.lower_bound));
+  CHECK(r.lower_bound <= r.expected_loss);
+  CHECK(r.gap == Approx((r.expected_loss - r.lower_bound) / r.expected_loss).epsilon(1e-12));
+  CHECK(r.gap > 1e-9);
+  UnbiasedOptions unlimited;
+  unlimited.max_bias = B;
+  const auto opt = labeldp::optimal_unbiased_continuous(prior, eps, unlimited);
+  REQUIRE(opt.optimal());
+  CHECK(r.lower_bound <= opt.expected_loss * (1 + 1e-12));
+  CHECK(opt.lower_bound <= r.expected_loss * (1 + 1e-12));
+}

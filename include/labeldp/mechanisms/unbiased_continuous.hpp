@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -56,6 +57,14 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     return detail::trivial_unbiased(prior, Scalar(0));  // squared loss
   }
   detail::check_unbiased_size(options, prior.size(), 0);
+  // options.time_limit covers the whole call: each column-generation stage gets what the
+  // earlier stages left (lognormal k = 150, B = 20, eps 1 with a 20 s limit ran 34 s when every
+  // stage had the full limit).
+  const auto start = std::chrono::steady_clock::now();
+  const auto time_left = [&] {
+    return std::max(
+        0.0, options.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
   const detail::UnbiasedProblem P = detail::make_unbiased_problem(prior, eps, options.max_bias);
   const Index k = P.num_labels();
   const double lo = (options.output_lower - P.shift) / P.scale;
@@ -89,6 +98,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // 1e-15, the roundoff of the pricing terms; the caller's tighter values stand).
     const double objective_scale = objective_estimate > 0 ? std::clamp(objective_estimate, 1e-4, 1.0) : 1.0;
     UnbiasedOptions exact = options;
+    exact.time_limit = time_left();
     exact.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11 * objective_scale);
     exact.simplex.dual_feasibility_tolerance =
         std::min(options.simplex.dual_feasibility_tolerance, 1e-11 * objective_scale);
@@ -124,9 +134,19 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     }
     return columns;
   };
-  auto price = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
-    return price_on(P, duals, tol, min_rc);
+  // The pricing and the loss of a column on `Q` (P, or the kept problem: both outlive the solves).
+  auto pricing_on = [&](const detail::UnbiasedProblem& Q) {
+    return [&price_on, &Q](const Eigen::VectorXd& duals, double tol, double& min_rc) {
+      return price_on(Q, duals, tol, min_rc);
+    };
   };
+  auto loss_on = [](const detail::UnbiasedProblem& Q) {
+    return [&Q](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
+      return (Q.labels.array() - col.output).square().matrix();
+    };
+  };
+  const auto price = pricing_on(P);
+  const auto loss_of = loss_on(P);
   // The weighted bound of the exact stages (detail::staircase_min_ratio(): each column weighed
   // by its own normalization mass instead of the least one). Lognormal k = 401, B = 5, eps 4:
   // the columns that price out at the end are wide patterns, and the plain bound's kappa = 48
@@ -137,9 +157,6 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     return [problem, lo, hi](const Eigen::VectorXd& duals) {
       return detail::continuous_min_ratio(*problem, duals, lo, hi);
     };
-  };
-  auto loss_of = [&](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
-    return (P.labels.array() - col.output).square().matrix();
   };
   const bool interior_applies = std::isinf(lo) && std::isinf(hi);
   if (interior_applies && options.continuous_method != ContinuousMethod::ColumnGeneration) {
@@ -224,8 +241,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       lp.A.resize(Q.num_rows(), Index(columns.size()));
       lp.c.resize(Index(columns.size()));
       for (std::size_t j = 0; j < columns.size(); ++j)
-        lp.c[Index(j)] = detail::staircase_coefficients(
-            Q, columns[j], (Q.labels.array() - columns[j].output).square().matrix(), lp.A.col(Index(j)));
+        lp.c[Index(j)] = detail::staircase_coefficients(Q, columns[j], loss_on(Q)(columns[j]), lp.A.col(Index(j)));
       // Tight tolerances (as the exact stage below): a bias row met to 1e-9 would leave a
       // bias 1e-9 over B, and an absolute dual tolerance of 1e-11 left the LP 2e-9 above its
       // optimum at a scaled objective of 2.6e-3 (weeks, B = 5): relative to the objective. With a
@@ -284,8 +300,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
         Eigen::MatrixXd A_new(Q.num_rows(), Index(bracket.size()));
         Eigen::VectorXd c_new(Index(bracket.size()));
         for (std::size_t j = 0; j < bracket.size(); ++j)
-          c_new[Index(j)] = detail::staircase_coefficients(
-              Q, bracket[j], (Q.labels.array() - bracket[j].output).square().matrix(), A_new.col(Index(j)));
+          c_new[Index(j)] = detail::staircase_coefficients(Q, bracket[j], loss_on(Q)(bracket[j]), A_new.col(Index(j)));
         crossover.add_columns(A_new, c_new);
         for (auto& c : bracket) {
           product.describe(c);
@@ -347,16 +362,10 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       // and one k <= 12 instance of the bias-bounded sweep lost its certificate.
       if (lp_optimal && !certified && warm.size() > 0 && k >= 100) {
         const Eigen::VectorXd warm_kept = kept.all(P) ? warm : detail::master_duals(Q, ipm.duals);
-        auto loss_kept = [&Q](const detail::StaircaseColumn& col) -> Eigen::VectorXd {
-          return (Q.labels.array() - col.output).square().matrix();
-        };
-        auto price_kept = [&](const Eigen::VectorXd& y, double tol, double& min_rc) {
-          return price_on(Q, y, tol, min_rc);
-        };
         detail::StaircaseMaster R;
         R.columns = columns;
         for (const auto& c : columns) R.seen.emplace(c.output, c.pattern);
-        detail::run_staircase_master(Q, crossover, product, 0, R, loss_kept, price_kept, exact_options(), warm_kept,
+        detail::run_staircase_master(Q, crossover, product, 0, R, loss_on(Q), pricing_on(Q), exact_options(), warm_kept,
                                      optim::kUnlimited, ratio_on(Q));
         R.iterations += lp_result.iterations;
         if (R.status != optim::SolveStatus::NumericalIssue) {
@@ -407,7 +416,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     auto price_grid = [&](const Eigen::VectorXd& duals, double tol, double& min_rc) {
       return detail::price_grid(P, weighted, grid, duals, tol, 2 * k + 2, min_rc);
     };
-    detail::StaircaseMaster G = detail::solve_staircase_master(P, initial, loss_of, price_grid, options, penalty);
+    UnbiasedOptions grid_options = options;
+    grid_options.time_limit = time_left();
+    detail::StaircaseMaster G = detail::solve_staircase_master(P, initial, loss_of, price_grid, grid_options, penalty);
     seed_rounds = G.rounds;
     seed_iterations = G.iterations;
     if (G.status == optim::SolveStatus::Optimal) {

@@ -88,7 +88,8 @@ struct UnbiasedOptions {
   /// Default +infinity = no limit (seconds, >= 0). Wall-clock limit. On a finite output set
   /// (optimal_unbiased_on_outputs(), optimal_unbiased_grid()) it covers the whole call: the
   /// column-generation stage, every interior-point iteration and the crossover get what the
-  /// earlier stages left; for the continuous solver it limits each column-generation solve.
+  /// earlier stages left; for the continuous solver too, except that its interior point and
+  /// crossover LP are not interrupted (the column-generation stages get what they left).
   /// When it passes, the solve stops with SolveStatus::TimeLimit and the best feasible master
   /// so far with its certified bound and gap (optim::ColumnGenerationOptions). Not interrupted:
   /// the first simplex solve of a column-generation stage (there is no feasible answer before it).
