@@ -368,7 +368,9 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
 /// below. Returned: \f$\min(0, \max_t \rho(\lambda_t))\f$ over at most `max_steps` prices
 /// (never below \f$\rho(0)\f$: this bound is never worse than the plain one).
 ///
+/// \param P the problem (its k labels and \f$\ell\f$).
 /// \param duals the master's duals (num_rows(); the normalization rows first).
+/// \param max_steps the most pricing calls (Dinkelbach iterates, the first at \f$\lambda = 0\f$).
 /// \param min_rc_at `double(const Eigen::VectorXd& duals, Index& argmin_size)`: the exact least
 ///        reduced cost at `duals` and the pattern size of a column reaching it.
 template <typename MinRc>
