@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <deque>
 #include <labeldp/core/alias_table.hpp>
 #include <labeldp/core/clipped_discrete_laplace.hpp>
 #include <labeldp/core/sampling.hpp>
@@ -8,26 +7,13 @@
 #include <random>
 #include <vector>
 
+#include "oracles/scripted_random.hpp"
 #include "oracles/statistics.hpp"
 
 using labeldp::SeededRandom;
 using labeldp::test::chi_square;
 
-namespace {
-// A generator that replays a scripted sequence of 64-bit words (for exact boundary tests).
-struct Scripted {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~result_type{0}; }
-  std::deque<std::uint64_t> words;
-  result_type operator()() {
-    REQUIRE(!words.empty());
-    const auto w = words.front();
-    words.pop_front();
-    return w;
-  }
-};
-}  // namespace
+using Scripted = labeldp::test::ScriptedRandom;
 
 TEST_CASE("bernoulli compares random bits with the exact binary expansion of p", "[sampling]") {
   // p = 0.75: true exactly for the first 0.75 * 2^64 words.
@@ -43,12 +29,12 @@ TEST_CASE("bernoulli compares random bits with the exact binary expansion of p",
   CHECK_FALSE(labeldp::bernoulli(p, h));  // 2 > Q
   CHECK(labeldp::bernoulli(p, h));        // tie, then 2^63 - 1 < 2^63
   CHECK_FALSE(labeldp::bernoulli(p, h));  // tie, then 2^63 == 2^63, fraction exhausted -> false
-  CHECK(h.words.empty());
+  CHECK(h.exhausted());
   // Degenerate probabilities draw one word too (constant work whatever p).
   Scripted two{{0, ~std::uint64_t(0)}};
   CHECK(labeldp::bernoulli(1.0, two));
   CHECK_FALSE(labeldp::bernoulli(0.0, two));
-  CHECK(two.words.empty());
+  CHECK(two.exhausted());
 }
 
 TEST_CASE("bernoulli rejects probabilities outside [0, 1]", "[sampling]") {
@@ -204,7 +190,7 @@ TEST_CASE("DyadicAliasTable: one word per draw, column from the top bits, exact 
   CHECK(t(0, g) == 1);
   CHECK(t(0, g) == 0);
   CHECK(t(0, g) == 0);
-  CHECK(g.words.empty());
+  CHECK(g.exhausted());
 }
 
 TEST_CASE("DyadicAliasTable: padding columns, single outcomes, deterministic and identical rows", "[sampling]") {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oracles/counting_random.hpp"
+#include "oracles/scripted_random.hpp"
 #include "oracles/statistics.hpp"
 
 using Catch::Matchers::Contains;
@@ -531,17 +532,7 @@ TEST_CASE("Discrete Laplace mechanism (clipped): one word per label for every la
   CHECK_FALSE(DiscreteLaplaceMechanism<>(wide, 1.0, true).constant_work());
 }
 
-namespace {
-// Replays given 64-bit words (then zeros): drives the exact samplers down their rare tie paths.
-struct ScriptedRandom {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~result_type(0); }
-  std::vector<std::uint64_t> words;
-  std::size_t next = 0;
-  result_type operator()() { return next < words.size() ? words[next++] : 0; }
-};
-}  // namespace
+using labeldp::test::ScriptedRandom;
 
 TEST_CASE("exp_neg_fraction: Algorithm 1 of Canonne, Kamath and Steinke 2020 trial by trial, ties included",
           "[additive_noise]") {

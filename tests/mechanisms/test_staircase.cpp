@@ -5,6 +5,7 @@
 #include <labeldp/mechanisms/staircase.hpp>
 #include <vector>
 
+#include "oracles/scripted_random.hpp"
 #include "oracles/statistics.hpp"
 
 using Catch::Matchers::Contains;
@@ -184,6 +185,69 @@ TEST_CASE("tabled staircase periods: realized pmf eps-DP by brute force; the tab
   // Outside the table's range the exact sampler stays.
   CHECK(StaircaseNoise(1e-4, 5, 2).period_table() == nullptr);
   CHECK(StaircaseNoise(30, 5, 2).period_table() == nullptr);  // e^-30 2^64 < 2^32: too coarse a table
+}
+
+TEST_CASE("staircase plateau and offset from one word: exact coin, tie and rejection paths word by word",
+          "[staircase]") {
+  using labeldp::detail::PlateauOffsets;
+  using labeldp::test::ScriptedRandom;
+  SECTION("offsets: Lemire's 32-bit multiply, a fresh 64-bit draw on rejection or above 2^32") {
+    const PlateauOffsets three(3);  // 2^32 mod 3 = 1: products whose low half is 0 are rejected
+    ScriptedRandom none;
+    CHECK(three(1, none) == 0);
+    CHECK(three(0xffffffffu, none) == 2);
+    CHECK(none.next == 0);
+    ScriptedRandom one{{~std::uint64_t(0)}}, same{{~std::uint64_t(0)}};
+    CHECK(three(0, one) == labeldp::uniform_below(3, same));
+    CHECK(one.exhausted());
+    const std::int64_t wide = (std::int64_t(1) << 32) + 2;
+    const std::uint64_t word = (std::uint64_t(1) << 63) + 12345;  // accepted: 2^64 mod n = 4
+    ScriptedRandom w1{{word}}, w2{{word}};
+    CHECK(PlateauOffsets(wide)(7, w1) == labeldp::uniform_below(std::uint64_t(wide), w2));
+    CHECK(w1.exhausted());
+  }
+  SECTION("offsets are uniform where a quarter of the words is rejected; without rejection they are not") {
+    // n = 3 2^30: 2^32 mod n = 2^30, so a quarter of the 32-bit inputs is rejected; kept
+    // unconditionally, the outputs divisible by 3 would get two inputs each (probability 1/2).
+    const std::uint64_t n = std::uint64_t(3) << 30;
+    const PlateauOffsets offsets{std::int64_t(n)};
+    SeededRandom g(17);
+    std::vector<long long> fair(3, 0), mutant(3, 0);
+    for (int i = 0; i < 60000; ++i) {
+      const auto bits = std::uint32_t(g());
+      const std::uint64_t v = offsets(bits, g);
+      REQUIRE(v < n);
+      ++fair[v % 3];
+      ++mutant[((std::uint64_t(bits) * n) >> 32) % 3];
+    }
+    const std::vector<double> thirds(3, 1.0 / 3);
+    CHECK(labeldp::test::chi_square(fair, thirds).p_value > 1e-4);
+    CHECK(labeldp::test::chi_square(mutant, thirds).p_value < 1e-12);
+  }
+  SECTION("the plateau coin: high 32 bits against pB 2^32, a tie settled by one more word") {
+    const StaircaseNoise noise(1.0, 5, 2);
+    REQUIRE(noise.period_table() != nullptr);
+    const double scaled = std::ldexp(noise.plateau2_probability(), 32);
+    const std::uint64_t high = std::uint64_t(scaled);
+    REQUIRE(scaled - double(high) > 0);  // a tie can go either way
+    const std::uint64_t period_word = 0x0123456789abcdefull;
+    ScriptedRandom p{{period_word}};
+    const auto k = std::int64_t((*noise.period_table())(p));
+    REQUIRE(p.exhausted());  // the period: one word
+    // Offset bits 6: on the lower plateau (width 2) 6 * 4 / 2^32 -> 0: offset 0, sign +, so k 5;
+    // on the upper plateau (width 3) also 0: k 5 + 2. The bits sit below the coin's.
+    auto draw = [&](std::uint64_t coin_high, std::vector<std::uint64_t> more) {
+      ScriptedRandom g{{period_word, (coin_high << 32) | 6}};
+      g.words.insert(g.words.end(), more.begin(), more.end());
+      const auto z = noise(g);
+      CHECK(g.exhausted());
+      return z;
+    };
+    CHECK(draw(high - 1, {}) == 5 * k + 2);           // below pB 2^32: upper plateau
+    CHECK(draw(high + 1, {}) == 5 * k);               // above: lower plateau
+    CHECK(draw(high, {0}) == 5 * k + 2);              // tie, then a coin word below the fraction: upper
+    CHECK(draw(high, {~std::uint64_t(0)}) == 5 * k);  // tie, then one above it: lower
+  }
 }
 
 TEST_CASE("staircase sampling is O(1) at the extremes of eps", "[staircase]") {

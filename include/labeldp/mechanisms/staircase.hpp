@@ -11,9 +11,10 @@
 /// |z| and its ratio at any shift of at most D steps is at most 1/b = e^eps: eps-DP exactly as
 /// realized. Sampling follows Geng and Viswanath's recipe (sign, geometric period, Bernoulli
 /// plateau, uniform offset), each part exact: the period by Canonne, Kamath and Steinke's
-/// (2020, Algorithm 2) rational method in O(1) expected draws for any eps, the plateau by a
-/// Bernoulli draw comparing random bits with the binary expansion of a double, offsets as exact
-/// uniform integers (rejection on random bits). For eps from about 1e-3 to 22 the period comes
+/// (2020, Algorithm 2) rational method in O(1) expected draws for any eps, the plateau and the
+/// offset from one 64-bit word (its high half against the plateau probability's binary
+/// expansion, a tie settled by further words; its low half an exact uniform integer by Lemire's
+/// multiply-and-reject, a rejection drawing a fresh word). For eps from about 1e-3 to 22 the period comes
 /// instead from a TabledGeometric (one 64-bit word) of ratio \f$e^{-\varepsilon(1-\delta)}\f$,
 /// \f$\delta = 2^{-32}\f$ (up to \f$2^{-20}\f$ at small eps), whose realized probabilities are
 /// audited exactly when built: non-increasing, consecutive ratios at most \f$e^\varepsilon\f$, which
@@ -79,6 +80,31 @@ inline void validate_staircase_eps(double eps) {
   if (eps < 1e-6 || eps > 700) fail_parameter("eps", "must be in [1e-06, 700] for the staircase mechanism", eps);
 }
 
+/// Exactly uniform integers on [0, n) from 32 random bits already drawn: Lemire's (2019)
+/// multiply-and-reject, where a rejection (probability below n 2^-32) or an n above 2^32 draws a
+/// fresh 64-bit uniform_below() instead; either way the result is uniform and independent of
+/// whatever else the caller read from the other bits of the word.
+class PlateauOffsets {
+ public:
+  PlateauOffsets() = default;
+  explicit PlateauOffsets(std::int64_t n)
+      : m_n(std::uint64_t(n)), m_threshold(m_n > 0 && m_n <= kWide ? std::uint32_t(kWide % m_n) : 0) {}
+  template <std::uniform_random_bit_generator G>
+  std::uint64_t operator()(std::uint32_t bits, G& gen) const {
+    if (m_n > kWide) [[unlikely]]
+      return uniform_below(m_n, gen);
+    const std::uint64_t m = std::uint64_t(bits) * m_n;
+    if (std::uint32_t(m) < m_threshold) [[unlikely]]
+      return uniform_below(m_n, gen);
+    return m >> 32;
+  }
+
+ private:
+  static constexpr std::uint64_t kWide = std::uint64_t(1) << 32;
+  std::uint64_t m_n = 0;
+  std::uint32_t m_threshold = 0;  // 2^32 mod n: the low products below it are rejected
+};
+
 /// The realized discrete staircase noise of period D and plateau r (see the file comment).
 class StaircaseNoise {
  public:
@@ -110,10 +136,14 @@ class StaircaseNoise {
     m_c2 = m_r < m_D ? m_pB / double(m_D - m_r) : 0;
     m_q0 = m_omb * m_c1;
     m_periods = tabled_periods(eps);
-    // pB 2^64 = q + f exactly (pB a double below 1 or 1): the plateau coin's integer threshold.
-    const double scaled = m_pB * 18446744073709551616.0;
-    m_pB_word = m_pB >= 1 ? ~std::uint64_t(0) : std::uint64_t(scaled);
-    m_pB_rest = m_pB >= 1 ? 1.0 : scaled - double(m_pB_word);
+    // pB 2^64 = Q 2^32 + f exactly (pB a double in [0, 1]): the plateau coin reads the high 32
+    // bits of a word against Q, a tie (probability 2^-32) is settled by a coin of probability f
+    // (exact: pB 2^32 has at most 53 significant bits, so its fractional part f is a double).
+    const double scaled = std::ldexp(m_pB, 32);
+    m_pB_high = std::uint64_t(scaled);
+    m_pB_tie = scaled - double(m_pB_high);
+    m_offsets[0] = PlateauOffsets(2 * m_r);
+    m_offsets[1] = PlateauOffsets(2 * (m_D - m_r));
   }
   std::int64_t period() const { return m_D; }
   std::int64_t r() const { return m_r; }
@@ -190,20 +220,14 @@ class StaircaseNoise {
     NoiseBits<G> bits(gen);
     for (;;) {
       const std::int64_t k = m_periods ? std::int64_t((*m_periods)(gen)) : period_index(bits);
-      // The plateau: one 64-bit word u against pB 2^64 = q + f (q an integer, f in [0, 1)):
-      // upper when u < q, or on the tie u == q (probability 2^-64) with probability f, so
-      // Pr[upper] = pB exactly; a flag, not a branch on the coin.
-      bool upper = false;
-      if (m_pB > 0) {
-        const std::uint64_t u = random_u64(gen);
-        upper = u < m_pB_word;
-        if (u == m_pB_word) [[unlikely]]
-          upper = bernoulli(m_pB_rest, gen);
-      }
-      // One uniform draw on [0, 2 width) gives the offset in the plateau and the sign bit: one
-      // word (Lemire's multiply, rejection below 2^-40), not ceil(log2(2 width)) bits rejected up
-      // to half the time.
-      const std::uint64_t width = std::uint64_t(upper ? m_D - m_r : m_r), w = uniform_below(2 * width, gen);
+      // The plateau and the offset in it from one word: its high 32 bits against pB 2^32 (Pr[upper]
+      // = pB exactly, a flag rather than a branch on the coin), its low 32 bits for the uniform
+      // draw on [0, 2 width) that gives the offset and the sign bit (independent of the high bits).
+      const std::uint64_t x = random_u64(gen);
+      bool upper = (x >> 32) < m_pB_high;
+      if ((x >> 32) == m_pB_high) [[unlikely]]
+        upper = bernoulli(m_pB_tie, gen);
+      const std::uint64_t w = m_offsets[upper](std::uint32_t(x), gen);
       const std::int64_t i = k * m_D + (upper ? m_r : 0) + std::int64_t(w >> 1);
       const bool negative = (w & 1) != 0;
       if (negative && i == 0) continue;
@@ -247,8 +271,9 @@ class StaircaseNoise {
   std::uint64_t m_s = 1;  // eps = m_s / m_t
   u128 m_t = 1;
   double m_b = 0.5, m_omb = 0.5, m_pB = 0, m_c1 = 1, m_c2 = 0, m_q0 = 0.5;
-  std::uint64_t m_pB_word = 0;                       // floor(pB 2^64)
-  double m_pB_rest = 0;                              // pB 2^64 - m_pB_word, exact
+  std::uint64_t m_pB_high = 0;                       // floor(pB 2^32)
+  double m_pB_tie = 0;                               // pB 2^32 - m_pB_high, exact
+  PlateauOffsets m_offsets[2];                       // uniform on [0, 2 width) of the lower and the upper plateau
   std::shared_ptr<const TabledGeometric> m_periods;  // the audited period table, if any
 };
 
