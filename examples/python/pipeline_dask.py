@@ -59,7 +59,11 @@ def repeated(column, start, stop):
 
 
 def cps_rows(base, start, stop):
-    """Rows start..stop-1 of the CPS table repeated without end: row i is CPS row i mod n, id i."""
+    """Rows start..stop-1 of the CPS table repeated without end: row i is CPS row i mod n, id i.
+
+    The frame holds the new arrays themselves (``copy=False``): by default pandas copies a dict's
+    arrays into one block per dtype, here the two integer columns, 16 bytes a row of fresh memory
+    (35 ms per 2^21-row partition on this machine, more than privatizing it)."""
     return pd.DataFrame(
         {
             "id": np.arange(start, stop, dtype=np.int64),
@@ -67,6 +71,7 @@ def cps_rows(base, start, stop):
             "wage": repeated(base["wage"].to_numpy(), start, stop),
         },
         index=pd.RangeIndex(start, stop),
+        copy=False,
     )
 
 
