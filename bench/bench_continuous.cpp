@@ -2,11 +2,14 @@
 // anywhere on the real line; |E[M(y)] - y| <= B for the bias bound) on three prior shapes: the
 // weeks-like prior (k = 52, spiky), a near-uniform prior (k = 214, diabetes-like, generated;
 // optionally with every seventh label at probability zero) and a smooth heavy-tailed
-// lognormal-like prior (k = 401). Each case reports whether it was certified, the relative gap
-// between the loss and the certified lower bound, and the interior-point and simplex counters.
+// lognormal-like prior (k = 401), and the same lognormal shape at k = 100 and 150 with a loose
+// bias bound (B = 20 on labels 0..k-1: few bias rows active, a wide optimal dual face). Each case
+// reports whether it was certified, the relative gap between the loss and the certified lower
+// bound, and the interior-point and simplex counters.
 //
-// Arguments: prior (0 weeks, 1 near-uniform, 2 near-uniform with zeros, 3 lognormal), B (0 =
-// unbiased), 10 eps (1, 4, 12).
+// Arguments: prior (0 weeks, 1 near-uniform, 2 near-uniform with zeros, 3 lognormal k = 401,
+// 4 lognormal k = 100, 5 lognormal k = 150), B (0 = unbiased), 10 eps (1, 4, 12 for priors
+// 0-3; 1, 2, 4 with B = 20 for priors 4-5).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -46,6 +49,10 @@ FinitePrior<> prior_of(int which) {
       return near_uniform_prior(214, 5, 0);
     case 2:
       return near_uniform_prior(214, 5, 7);
+    case 4:
+      return lognormal_prior(100);
+    case 5:
+      return lognormal_prior(150);
     default:
       return lognormal_prior(401);
   }
@@ -70,6 +77,7 @@ void BM_Continuous(benchmark::State& state) {
 BENCHMARK(BM_Continuous)
     ->ArgNames({"prior", "B", "eps10"})
     ->ArgsProduct({{0, 1, 2, 3}, {0, 5, 20}, {10, 40, 120}})
+    ->ArgsProduct({{4, 5}, {20}, {10, 20, 40}})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -166,7 +166,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
     // With a bias bound the interior point carries every pattern that prices out at its duals
-    // (bias_bounded_barrier(): up to kBiasPatternRounds re-solves, each with the non-interval
+    // (bias_bounded_barrier(): up to 60 re-solves, each with the five most negative non-interval
     // patterns of the last one added), so its centre lies on the optimal dual face of the
     // problem that holds them, not only of the interval problem. Interval patterns need not
     // suffice under a bias bound (Claim 14 orders the rows by their means, which the bound lets
@@ -177,7 +177,10 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). Only below
     // k = 300, where it was measured to pay: at k = 401 (lognormal) it gained nothing in three
     // cases and kept B = 5, eps 4 running past 150 s (19 s without it, gap 4.2e-9, near idle).
-    const Index pattern_rounds = k < 300 ? 20 : 0;
+    // Up to 60 re-solves of five patterns each (a loose bound, lognormal k = 100 and 150,
+    // B = 20, eps 1-4, needed 11-41; with 20 of every pattern that priced out, none certified
+    // and column generation ran 80-130 rounds: 6-8 s at k = 100, past 20 s at k = 150).
+    const Index pattern_rounds = k < 300 ? 60 : 0;
     detail::IntervalBarrierResult ipm =
         P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, pattern_rounds) : barrier.solve(1e-9);
     interior_iterations = ipm.newton_steps;
@@ -512,10 +515,10 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
 /// slightly off), accepted when exact pricing at the interior duals or the LP's certifies it. Interval patterns need
 /// not suffice here (Claim 14 orders the rows by their means, which a bias bound lets cross: measured up to 8e-6
 /// relative on small priors), so the interior point prices every pattern at its duals and solves again with the
-/// patterns that are not intervals and price out (detail::bias_bounded_barrier(), up to 20
-/// times, below k = 300). If that still does not certify, column generation seeded by the crossover's columns
-/// finishes, and the better of the two mechanisms is returned with the best bound
-/// (NumericalIssue with its gap when that is above the tolerance).
+/// patterns that are not intervals and price out (detail::bias_bounded_barrier(): the five most
+/// negative ones, up to 60 times, below k = 300). If that still does not certify, column generation seeded by the
+/// crossover's columns finishes, and the better of the two mechanisms is returned with the best bound (NumericalIssue
+/// with its gap when that is above the tolerance).
 ///
 /// Output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
 /// over (pattern, real output) columns with exact pricing: between consecutive roots of the
