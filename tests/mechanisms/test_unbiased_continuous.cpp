@@ -298,10 +298,24 @@ TEST_CASE(
           Index size = 0;
           double true_ratio = 0;
           const double mu = brute(y, size, true_ratio);
+          int cold_calls = 0, warm_calls = 0;
           const double rho = labeldp::detail::staircase_min_ratio(P, y, [&](const Eigen::VectorXd& z, Index& sz) {
             double unused = 0;
+            ++cold_calls;
             return brute(z, sz, unused);
           });
+          // Given the price at y (mu and its pattern size) as the first iterate, one price fewer
+          // and the same bound, bit for bit.
+          const double rho_warm = labeldp::detail::staircase_min_ratio(
+              P, y,
+              [&](const Eigen::VectorXd& z, Index& sz) {
+                double unused = 0;
+                ++warm_calls;
+                return brute(z, sz, unused);
+              },
+              12, mu, size);
+          CHECK(rho_warm == rho);
+          CHECK(warm_calls == cold_calls - 1);
           ++draws;
           CHECK(rho <= std::min(0.0, true_ratio) + 1e-14);
           CHECK(rho >= std::min(0.0, true_ratio) - 1e-9 * (1 + std::abs(true_ratio)));  // Dinkelbach converged
@@ -321,6 +335,13 @@ TEST_CASE(
               y.head(k).sum() + P.labels.dot(pi_sigma.tail(k)) - P.max_bias * pi_sigma.tail(k).cwiseAbs().sum();
           CHECK(folded >= dual_objective - 1e-12);
           const double continuous_rho = labeldp::detail::continuous_min_ratio(P, y, -INFINITY, INFINITY);
+          // Column generation's oracle hands its own price at y (another tolerance and column
+          // cap) in as the first Dinkelbach iterate: the same bound, bit for bit.
+          double priced_mu = 0;
+          Index priced_size = -1;
+          labeldp::detail::price_continuous(P, y, -INFINITY, INFINITY, 1e-13, 2 * k + 2, priced_mu, &priced_size);
+          CHECK(labeldp::detail::continuous_min_ratio(P, y, -INFINITY, INFINITY, priced_mu, priced_size) ==
+                continuous_rho);
           CHECK(bound == Approx(folded + double(k) * continuous_rho).epsilon(1e-12).margin(1e-12));
           if (folded + double(k) / 2 * continuous_rho > optimum * (1 + 1e-9)) ++continuous_mutant_broken;
         }
