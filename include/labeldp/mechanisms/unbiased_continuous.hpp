@@ -353,13 +353,19 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       // 60 s (near-uniform k = 214 with zeros, B = 20, eps 1 and 4). A new master solved from scratch repeated the
       // crossover's pivots at a few times its cost (lognormal k = 401, B = 20, eps 1: 23 s for the first master alone,
       // the crossover 5.6 s); resumed, the rounds only move the outputs the crossover froze. A roundoff stop
-      // (NumericalIssue) or an uncertified end falls back to the fresh master below. Only from near-optimal interior
-      // duals (`warm`): otherwise the rounds must find the dual optimum itself (weeks, B = 20, eps 4), where the
-      // crossover's bias rows held to 1e-13 stopped short of the certificate. Only from k = 100 on, where it was
-      // measured: below, with it and the pricing cap, the weeks-like B = 20 test took 6.8 s (most of its file's time)
-      // and one k <= 12 instance of the bias-bounded sweep lost its certificate.
-      if (lp_optimal && !certified && warm.size() > 0 && k >= 100) {
-        const Eigen::VectorXd warm_kept = kept.all(P) ? warm : detail::master_duals(Q, ipm.duals);
+      // (NumericalIssue) or an uncertified end falls back to the fresh master below. From near-optimal interior
+      // duals (`warm`), and with a bias bound from any interior duals: the rounds are then warm-started at them
+      // (their bound starts the certificate and the smoothing center). Lognormal k = 401, B = 5, eps 4: the interior
+      // point stopped 5.8e-4 below the crossover's loss, which was already the optimum (the fresh master repeated
+      // the crossover's pivots and spent 54 rounds only closing the bound, 10 s of 17.5); resumed at the master's
+      // own vertex duals (bound -4e2) the smoothing spent 40 rounds getting back to the interior duals' bound and
+      // priced columns of cost 10 there, whose scale (the master's entering tolerance is relative to the largest
+      // cost) left it stalled at a gap of 1.2e-9; resumed at the interior duals: certified (2.4e-10) in 42
+      // rounds. Only from k = 100 on, where it was measured: below, with it and the pricing cap, the weeks-like
+      // B = 20 test took 6.8 s (most of its file's time) and one k <= 12 instance of the bias-bounded sweep lost its
+      // certificate.
+      if (lp_optimal && !certified && k >= 100 && (warm.size() > 0 || P.bounded()) && ipm.duals.size() == 2 * kk) {
+        const Eigen::VectorXd warm_kept = detail::master_duals(Q, ipm.duals);
         detail::StaircaseMaster R;
         R.columns = columns;
         for (const auto& c : columns) R.seen.emplace(c.output, c.pattern);
