@@ -486,6 +486,36 @@ TEST_CASE("simplex: the basis factorization detects a singular basis", "[simplex
   REQUIRE((B.transpose() * y - v).norm() < 1e-12);
 }
 
+TEST_CASE("simplex: a diagonal basis is inverted in O(m^2), to the LU's inverse exactly", "[simplex]") {
+  // Every cold solve starts from the all-logical basis (signed unit columns): the fast path
+  // must give what the O(m^3) LU and its inverse give. Oracle: Eigen's PartialPivLU inverse,
+  // compared entry by entry (==), on a signed-unit and a general diagonal, and the singular and
+  // non-diagonal cases left to the LU.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.1, 10.0);
+  for (const bool unit : {true, false}) {
+    const Index m = 300;
+    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(m, m);
+    for (Index i = 0; i < m; ++i) B(i, i) = (rng() % 2 ? -1.0 : 1.0) * (unit ? 1.0 : u(rng));
+    Eigen::MatrixXd fast;
+    REQUIRE(labeldp::optim::detail::BasisFactorization::refactor_diagonal(B, 1e-13, fast));
+    const Eigen::MatrixXd lu = Eigen::PartialPivLU<Eigen::MatrixXd>(B).inverse();
+    CHECK((fast.array() == lu.array()).all());
+    labeldp::optim::detail::BasisFactorization f;
+    REQUIRE(f.refactor(B, 1e-13));
+    Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(m, -1, 1), expected = lu * x;
+    f.ftran(x);
+    CHECK((x.array() == expected.array()).all());
+  }
+  Eigen::MatrixXd unused;
+  CHECK_FALSE(labeldp::optim::detail::BasisFactorization::refactor_diagonal(Eigen::Matrix2d{{1, 0}, {1e-300, 1}}, 1e-13,
+                                                                            unused));
+  CHECK_FALSE(
+      labeldp::optim::detail::BasisFactorization::refactor_diagonal(Eigen::Matrix2d{{1, 0}, {0, 0}}, 1e-13, unused));
+  labeldp::optim::detail::BasisFactorization f;
+  CHECK_FALSE(f.refactor(Eigen::Matrix2d{{1, 0}, {0, 1e-15}}, 1e-13));
+}
+
 TEST_CASE("simplex: 200 rank-one updates of the explicit inverse track dense solves", "[simplex]") {
   // Oracle: a fresh dense LU of the current basis after every update; the explicit inverse is
   // never refactorized here, so its drift is what is measured.

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -123,9 +122,11 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // before the engine kept 2k of them: 14-17 s per round (perf: the pricing oracle and page
   // faults), lognormal k = 401, B = 20, eps 1.
   // On `Q`: the full problem, or the one on the supported labels (the resume below).
-  auto price_on = [&](const detail::UnbiasedProblem& Q, const Eigen::VectorXd& duals, double tol, double& min_rc) {
+  auto price_on = [&](const detail::UnbiasedProblem& Q, const Eigen::VectorXd& duals, double tol, double& min_rc,
+                      Index* argmin_size) {
     const Index n = Q.num_labels();
-    std::vector<detail::StaircaseColumn> columns = detail::price_continuous(Q, duals, lo, hi, tol, 2 * n + 2, min_rc);
+    std::vector<detail::StaircaseColumn> columns =
+        detail::price_continuous(Q, duals, lo, hi, tol, 2 * n + 2, min_rc, argmin_size);
     const std::size_t cap = std::size_t(4 * n + 4);
     if (k >= 100 && columns.size() > cap) {
       std::nth_element(columns.begin(), columns.begin() + std::ptrdiff_t(cap), columns.end(),
@@ -134,10 +135,13 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     }
     return columns;
   };
-  // The pricing and the loss of a column on `Q` (P, or the kept problem: both outlive the solves).
+  // The pricing, the loss of a column and the weighted bound's least ratio on `Q` (P, or the
+  // kept problem: both outlive the solves). The pricing also reports the size of a pattern
+  // reaching the least reduced cost (`argmin_size`, when asked for): the first Dinkelbach
+  // iterate of the least ratio, which then does not price the same duals again.
   auto pricing_on = [&](const detail::UnbiasedProblem& Q) {
-    return [&price_on, &Q](const Eigen::VectorXd& duals, double tol, double& min_rc) {
-      return price_on(Q, duals, tol, min_rc);
+    return [&price_on, &Q](const Eigen::VectorXd& duals, double tol, double& min_rc, Index* argmin_size = nullptr) {
+      return price_on(Q, duals, tol, min_rc, argmin_size);
     };
   };
   auto loss_on = [](const detail::UnbiasedProblem& Q) {
@@ -151,11 +155,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   // by its own normalization mass instead of the least one). Lognormal k = 401, B = 5, eps 4:
   // the columns that price out at the end are wide patterns, and the plain bound's kappa = 48
   // times the master's entering tolerance left the certificate at 4.2e-9.
-  using MinRatio = std::function<double(const Eigen::VectorXd&)>;
-  auto ratio_on = [lo, hi](const detail::UnbiasedProblem& Q) -> MinRatio {
-    const detail::UnbiasedProblem* problem = &Q;  // P or the kept problem, both outlive the solves
-    return [problem, lo, hi](const Eigen::VectorXd& duals) {
-      return detail::continuous_min_ratio(*problem, duals, lo, hi);
+  auto ratio_on = [lo, hi](const detail::UnbiasedProblem& Q) {
+    return [&Q, lo, hi](const Eigen::VectorXd& duals, double mu, Index argmin_size) {
+      return detail::continuous_min_ratio(Q, duals, lo, hi, mu, argmin_size);
     };
   };
   const bool interior_applies = std::isinf(lo) && std::isinf(hi);
@@ -241,10 +243,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       for (auto& c : detail::one_sided_columns(kk, a, -1)) columns.push_back(std::move(c));
       for (auto& c : detail::one_sided_columns(kk, b, -1)) columns.push_back(std::move(c));
       optim::LinearProgram lp = detail::empty_master(Q);
-      lp.A.resize(Q.num_rows(), Index(columns.size()));
-      lp.c.resize(Index(columns.size()));
-      for (std::size_t j = 0; j < columns.size(); ++j)
-        lp.c[Index(j)] = detail::staircase_coefficients(Q, columns[j], loss_on(Q)(columns[j]), lp.A.col(Index(j)));
+      detail::staircase_block(Q, columns, loss_on(Q), lp.A, lp.c);
       // Tight tolerances (as the exact stage below): a bias row met to 1e-9 would leave a
       // bias 1e-9 over B, and an absolute dual tolerance of 1e-11 left the LP 2e-9 above its
       // optimum at a scaled objective of 2.6e-3 (weeks, B = 5): relative to the objective. With a
@@ -300,10 +299,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
             c.output = std::clamp(c.output + side * kOutputBracket * std::max(1.0, std::abs(c.output)), lo, hi);
             if (c.output != columns[j].output) bracket.push_back(std::move(c));
           }
-        Eigen::MatrixXd A_new(Q.num_rows(), Index(bracket.size()));
-        Eigen::VectorXd c_new(Index(bracket.size()));
-        for (std::size_t j = 0; j < bracket.size(); ++j)
-          c_new[Index(j)] = detail::staircase_coefficients(Q, bracket[j], loss_on(Q)(bracket[j]), A_new.col(Index(j)));
+        Eigen::MatrixXd A_new;
+        Eigen::VectorXd c_new;
+        detail::staircase_block(Q, bracket, loss_on(Q), A_new, c_new);
         crossover.add_columns(A_new, c_new);
         for (auto& c : bracket) {
           product.describe(c);
@@ -358,13 +356,19 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       // 60 s (near-uniform k = 214 with zeros, B = 20, eps 1 and 4). A new master solved from scratch repeated the
       // crossover's pivots at a few times its cost (lognormal k = 401, B = 20, eps 1: 23 s for the first master alone,
       // the crossover 5.6 s); resumed, the rounds only move the outputs the crossover froze. A roundoff stop
-      // (NumericalIssue) or an uncertified end falls back to the fresh master below. Only from near-optimal interior
-      // duals (`warm`): otherwise the rounds must find the dual optimum itself (weeks, B = 20, eps 4), where the
-      // crossover's bias rows held to 1e-13 stopped short of the certificate. Only from k = 100 on, where it was
-      // measured: below, with it and the pricing cap, the weeks-like B = 20 test took 6.8 s (most of its file's time)
-      // and one k <= 12 instance of the bias-bounded sweep lost its certificate.
-      if (lp_optimal && !certified && warm.size() > 0 && k >= 100) {
-        const Eigen::VectorXd warm_kept = kept.all(P) ? warm : detail::master_duals(Q, ipm.duals);
+      // (NumericalIssue) or an uncertified end falls back to the fresh master below. From near-optimal interior
+      // duals (`warm`), and with a bias bound from any interior duals: the rounds are then warm-started at them
+      // (their bound starts the certificate and the smoothing center). Lognormal k = 401, B = 5, eps 4: the interior
+      // point stopped 5.8e-4 below the crossover's loss, which was already the optimum (the fresh master repeated
+      // the crossover's pivots and spent 54 rounds only closing the bound, 10 s of 17.5); resumed at the master's
+      // own vertex duals (bound -4e2) the smoothing spent 40 rounds getting back to the interior duals' bound and
+      // priced columns of cost 10 there, whose scale (the master's entering tolerance is relative to the largest
+      // cost) left it stalled at a gap of 1.2e-9; resumed at the interior duals: certified (2.4e-10) in 42
+      // rounds. Only from k = 100 on, where it was measured: below, with it and the pricing cap, the weeks-like
+      // B = 20 test took 6.8 s (most of its file's time) and one k <= 12 instance of the bias-bounded sweep lost its
+      // certificate.
+      if (lp_optimal && !certified && k >= 100 && (warm.size() > 0 || P.bounded()) && ipm.duals.size() == 2 * kk) {
+        const Eigen::VectorXd warm_kept = detail::master_duals(Q, ipm.duals);
         detail::StaircaseMaster R;
         R.columns = columns;
         for (const auto& c : columns) R.seen.emplace(c.output, c.pattern);
@@ -479,9 +483,13 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
         result.status == optim::SolveStatus::IterationLimit)
       return result;
   }
+  // The weighted bound needs the normalization rows' sum (W = k), which the penalized
+  // artificials do not keep.
   detail::StaircaseMaster S =
-      detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact_options(), penalty, warm, {},
-                                     optim::kUnlimited, penalty == 0 ? ratio_on(P) : MinRatio{});
+      penalty == 0 ? detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact_options(), penalty,
+                                                    warm, {}, optim::kUnlimited, ratio_on(P))
+                   : detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact_options(), penalty,
+                                                    warm, {}, optim::kUnlimited);
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
   return conclude(S);

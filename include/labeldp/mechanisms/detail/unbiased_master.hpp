@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <set>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,6 +71,23 @@ inline optim::LinearProgram empty_master(const UnbiasedProblem& P) {
   }
   return lp;
 }
+
+/// The master columns of `cols` as one block: `A` (num_rows x cols.size()) and their costs `c`
+/// (staircase_coefficients()), `loss_of(column)` giving the per-label loss at the column's
+/// output (scaled units). The one assembly of staircase columns: the first master, the columns
+/// priced each round, and the crossover's LP and output brackets (unbiased_continuous.hpp).
+template <typename LossAt>
+void staircase_block(const UnbiasedProblem& P, const std::vector<StaircaseColumn>& cols, LossAt&& loss_of,
+                     Eigen::MatrixXd& A, Eigen::VectorXd& c) {
+  A.resize(P.num_rows(), Index(cols.size()));
+  c.resize(Index(cols.size()));
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    c[Index(j)] = staircase_coefficients(P, cols[j], loss_of(cols[j]), A.col(Index(j)));
+}
+
+/// The `min_ratio` of run_staircase_master() / solve_staircase_master() that computes none: the
+/// engine's bound is then the plain kappa one only.
+struct NoMinRatio {};
 
 /// State of a column-generation solve of the staircase master.
 struct StaircaseMaster {
@@ -261,23 +278,19 @@ inline double staircase_dual_smoothing(const UnbiasedOptions& options, Index k) 
 /// `tailing_off_from`: rounds after which column generation goes on only while it converges
 /// fast, else stops with IterationLimit (optim::ColumnGenerationOptions::tailing_off_from;
 /// kUnlimited = off).
-/// `min_ratio(duals)`, when given: a lower bound on the least reduced cost per unit of
-/// normalization mass over the pricing's whole column space (staircase_min_ratio()), called when
-/// the least reduced cost is negative; the engine's bound is then also the weighted one
-/// (optim::ColumnGenerationOptions::column_weight_bound, W = k).
-template <typename LossAt, typename Price>
+/// `min_ratio(duals, mu, argmin_size)` (NoMinRatio: none): a lower bound on the least reduced
+/// cost per unit of normalization mass over the pricing's whole column space
+/// (staircase_min_ratio()), called when the least reduced cost `mu` is negative with the pattern
+/// size `argmin_size` of a column reaching it (its first Dinkelbach iterate, already priced);
+/// the engine's bound is then also the weighted one
+/// (optim::ColumnGenerationOptions::column_weight_bound, W = k). With one, `price` is called as
+/// `price(duals, tol, min_rc, &argmin_size)` and reports that size.
+template <typename LossAt, typename Price, typename MinRatio = NoMinRatio>
 void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& master, StaircaseProduct& product,
                           Index artificial, StaircaseMaster& S, LossAt&& loss_of, Price&& price,
                           const UnbiasedOptions& options, const Eigen::VectorXd& warm_duals = {},
-                          Index tailing_off_from = optim::kUnlimited,
-                          const std::function<double(const Eigen::VectorXd&)>& min_ratio = {}) {
-  const Index m = P.num_rows();
-  auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
-    A.resize(m, Index(cols.size()));
-    c.resize(Index(cols.size()));
-    for (std::size_t j = 0; j < cols.size(); ++j)
-      c[Index(j)] = staircase_coefficients(P, cols[j], loss_of(cols[j]), A.col(Index(j)));
-  };
+                          Index tailing_off_from = optim::kUnlimited, MinRatio&& min_ratio = {}) {
+  constexpr bool weighted = !std::is_same_v<std::remove_cvref_t<MinRatio>, NoMinRatio>;
   // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
   // highly degenerate dual (many labels, few outputs), and columns priced there are often
   // useless a round later; the smoothed point moves steadily.
@@ -295,7 +308,7 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
   const double k_labels = double(P.num_labels());
   cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
   // The same sum weighs each column by its own w_j (staircase_min_ratio()): W = k.
-  if (min_ratio) cg.column_weight_bound = k_labels;
+  if (weighted) cg.column_weight_bound = k_labels;
   cg.dual_smoothing = staircase_dual_smoothing(options, P.num_labels());
   // The most negative columns first, at most max_columns_per_round of them: every column costs
   // a dot product per simplex pivot for the rest of the solve.
@@ -313,7 +326,12 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
   auto oracle = [&](const Eigen::VectorXd& y) {
     optim::PricedColumns out;
     double min_rc = 0;
-    std::vector<StaircaseColumn> priced = price(y, options.pricing_tolerance, min_rc);
+    Index argmin_size = 0;
+    std::vector<StaircaseColumn> priced;
+    if constexpr (weighted)
+      priced = price(y, options.pricing_tolerance, min_rc, &argmin_size);
+    else
+      priced = price(y, options.pricing_tolerance, min_rc);
     const std::size_t cap = std::size_t(cg.max_columns_per_round);
     if (cg.dual_smoothing == 0 && cap > 0 && priced.size() > cap)
       std::stable_sort(priced.begin(), priced.end(), [](const StaircaseColumn& u, const StaircaseColumn& v) {
@@ -326,9 +344,10 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
       if (!S.seen.count({col.output, col.pattern}) && in_block.emplace(col.output, col.pattern).second)
         last.push_back(std::move(col));
     }
-    block(last, out.A, out.c);
+    staircase_block(P, last, loss_of, out.A, out.c);
     out.min_reduced_cost = min_rc;
-    if (min_ratio && min_rc < 0) out.min_reduced_cost_ratio = min_ratio(y);
+    if constexpr (weighted)
+      if (min_rc < 0) out.min_reduced_cost_ratio = min_ratio(y, min_rc, argmin_size);
     return out;
   };
   auto on_append = [&](const std::vector<Index>& picked, Index) {
@@ -377,21 +396,14 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
 /// must be among `initial`. Ignored (Proposition 7's basis, or phase 1, instead) when a column
 /// is missing or the simplex rejects the basis.
 /// `tailing_off_from`, `min_ratio`: as for run_staircase_master().
-template <typename LossAt, typename Price>
+template <typename LossAt, typename Price, typename MinRatio = NoMinRatio>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
                                        Price&& price, const UnbiasedOptions& options, double penalty = 0,
                                        const Eigen::VectorXd& warm_duals = {}, const StaircaseCrash& crash = {},
-                                       Index tailing_off_from = optim::kUnlimited,
-                                       const std::function<double(const Eigen::VectorXd&)>& min_ratio = {}) {
+                                       Index tailing_off_from = optim::kUnlimited, MinRatio&& min_ratio = {}) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
-  auto block = [&](const std::vector<StaircaseColumn>& cols, Eigen::MatrixXd& A, Eigen::VectorXd& c) {
-    A.resize(m, Index(cols.size()));
-    c.resize(Index(cols.size()));
-    for (std::size_t j = 0; j < cols.size(); ++j)
-      c[Index(j)] = staircase_coefficients(P, cols[j], loss_of(cols[j]), A.col(Index(j)));
-  };
   std::vector<StaircaseColumn> fresh;
   for (auto& col : initial)
     if (S.seen.emplace(col.output, col.pattern).second) fresh.push_back(std::move(col));
@@ -399,7 +411,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
   {
     Eigen::MatrixXd A;
     Eigen::VectorXd c;
-    block(fresh, A, c);
+    staircase_block(P, fresh, loss_of, A, c);
     lp.A = Eigen::MatrixXd::Zero(m, artificial + A.cols());
     lp.c.resize(artificial + A.cols());
     for (Index r = 0; r < artificial / 2; ++r) {
@@ -482,7 +494,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
     }
   }
   run_staircase_master(P, master, product, artificial, S, loss_of, price, options, warm_duals, tailing_off_from,
-                       min_ratio);
+                       std::forward<MinRatio>(min_ratio));
   return S;
 }
 

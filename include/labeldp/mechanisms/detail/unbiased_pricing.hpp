@@ -373,9 +373,13 @@ inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, c
 /// \param max_steps the most pricing calls (Dinkelbach iterates, the first at \f$\lambda = 0\f$).
 /// \param min_rc_at `double(const Eigen::VectorXd& duals, Index& argmin_size)`: the exact least
 ///        reduced cost at `duals` and the pattern size of a column reaching it.
+/// \param first_mu, first_size what `min_rc_at(duals, size)` returns at \f$\lambda = 0\f$, when the
+///        caller has just priced at `duals` (column generation's oracle): that price is then
+///        not repeated, and the result is the same as without them. NaN (the default): priced here.
 template <typename MinRc>
 double staircase_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& duals, MinRc&& min_rc_at,
-                           Index max_steps = 12) {
+                           Index max_steps = 12, double first_mu = std::numeric_limits<double>::quiet_NaN(),
+                           Index first_size = 0) {
   const Index k = P.num_labels();
   const double w_min = 1 + double(k - 1) * P.low;
   Eigen::VectorXd shifted = duals;
@@ -383,7 +387,13 @@ double staircase_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& dual
   for (Index step = 0; step < max_steps; ++step) {
     if (step > 0) shifted.head(k) = duals.head(k).array() + lambda;
     Index size = 0;
-    const double mu = min_rc_at(static_cast<const Eigen::VectorXd&>(shifted), size);
+    double mu = 0;
+    if (step == 0 && !std::isnan(first_mu)) {
+      mu = first_mu;
+      size = first_size;
+    } else {
+      mu = min_rc_at(static_cast<const Eigen::VectorXd&>(shifted), size);
+    }
     if (std::isnan(mu)) break;
     best = std::max(best, lambda + std::min(0.0, mu) / w_min);
     if (!(mu < 0)) break;
@@ -394,13 +404,20 @@ double staircase_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& dual
   return std::min(0.0, best);
 }
 
-/// staircase_min_ratio() for the continuous pricing (price_continuous() over [lo, hi]).
-inline double continuous_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo, double hi) {
-  return staircase_min_ratio(P, duals, [&](const Eigen::VectorXd& y, Index& size) {
-    double mu = 0;
-    price_continuous(P, y, lo, hi, std::numeric_limits<double>::infinity(), 0, mu, &size);
-    return mu;
-  });
+/// staircase_min_ratio() for the continuous pricing (price_continuous() over [lo, hi]);
+/// `first_mu`, `first_size`: price_continuous()'s `min_reduced_cost` and `argmin_size` at
+/// `duals` over [lo, hi] when the caller has them (whatever its tolerance and column cap: they
+/// do not change those two), as for staircase_min_ratio().
+inline double continuous_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo, double hi,
+                                   double first_mu = std::numeric_limits<double>::quiet_NaN(), Index first_size = 0) {
+  return staircase_min_ratio(
+      P, duals,
+      [&](const Eigen::VectorXd& y, Index& size) {
+        double mu = 0;
+        price_continuous(P, y, lo, hi, std::numeric_limits<double>::infinity(), 0, mu, &size);
+        return mu;
+      },
+      12, first_mu, first_size);
 }
 
 }  // namespace labeldp::detail

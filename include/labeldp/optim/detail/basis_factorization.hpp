@@ -40,6 +40,11 @@ class BasisFactorization {
     m_updates = 0;
     m_pending = false;
     if (m_size == 0) return true;
+    if (refactor_diagonal(basis, singular_tolerance, m_inverse)) {
+      m_scratch.resize(m_size);
+      m_row.resize(m_size);
+      return true;
+    }
     m_lu.compute(basis);
     const Eigen::VectorXd diag = m_lu.matrixLU().diagonal().cwiseAbs();
     const double largest = diag.maxCoeff();
@@ -49,6 +54,26 @@ class BasisFactorization {
     m_scratch.resize(m_size);
     m_row.resize(m_size);
     return m_inverse.allFinite();
+  }
+
+  /// A diagonal `basis` (the all-logical basis every cold simplex solve starts from: one signed
+  /// unit column per row) is its own LU with no row exchange, and its inverse is
+  /// \f$e_i / d_i\f$ column by column: `inverse` gets exactly what the O(m^3) LU and inverse
+  /// compute (0.5 s at m = 1203, the bias-bounded crossover of k = 401 labels), in O(m^2).
+  /// Returns false, leaving `inverse` alone, when `basis` is not diagonal or is singular by the
+  /// test of refactor().
+  static bool refactor_diagonal(const Eigen::MatrixXd& basis, double singular_tolerance, Eigen::MatrixXd& inverse) {
+    const Index m = basis.rows();
+    for (Index j = 0; j < m; ++j)
+      for (Index i = 0; i < m; ++i)
+        if (i != j && basis(i, j) != 0) return false;
+    const Eigen::VectorXd diag = basis.diagonal().cwiseAbs();
+    const double largest = diag.maxCoeff(), smallest = diag.minCoeff();
+    if (!(std::isfinite(largest) && largest > 0 && smallest > singular_tolerance * largest)) return false;
+    inverse.resize(m, m);
+    for (Index j = 0; j < m; ++j)
+      for (Index i = 0; i < m; ++i) inverse(i, j) = (i == j ? 1.0 : 0.0) / basis(i, i);
+    return true;
   }
 
   /// Takes a basis inverse computed elsewhere (the caller has checked it), as refactor() would
