@@ -8,10 +8,14 @@
 
 namespace labeldp::test {
 
-struct CountingRandom {
+/// What every test generator of 64-bit words declares (std::uniform_random_bit_generator).
+struct Words64 {
   using result_type = std::uint64_t;
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return ~result_type(0); }
+};
+
+struct CountingRandom : Words64 {
   explicit CountingRandom(std::uint64_t seed = 99) : inner(seed) {}
   labeldp::SeededRandom inner;
   long long words = 0;

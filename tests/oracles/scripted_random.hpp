@@ -4,14 +4,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "oracles/counting_random.hpp"
 
 namespace labeldp::test {
 
-struct ScriptedRandom {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~result_type(0); }
+struct ScriptedRandom : Words64 {
+  explicit ScriptedRandom(std::vector<std::uint64_t> w = {}) : words(std::move(w)) {}
   std::vector<std::uint64_t> words;
   std::size_t next = 0;  // words drawn so far (may pass words.size(): zeros were drawn then)
   result_type operator()() {
