@@ -167,9 +167,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // certified on the full problem.
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
-    // With a bias bound the interior point carries every pattern that prices out at its duals
-    // (bias_bounded_barrier(): up to 60 re-solves, each with the five most negative non-interval
-    // patterns of the last one added), so its centre lies on the optimal dual face of the
+    // With a bias bound the interior point carries the patterns that price out at its duals
+    // (bias_bounded_barrier(): up to 60 re-solves, each adding the five most negative
+    // non-interval patterns at the last centre), so its centre lies on the optimal dual face of the
     // problem that holds them, not only of the interval problem. Interval patterns need not
     // suffice under a bias bound (Claim 14 orders the rows by their means, which the bound lets
     // tie or cross), and at the interval problem's centre such patterns priced out: the bound
@@ -179,9 +179,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). Only below
     // k = 300, where it was measured to pay: at k = 401 (lognormal) it gained nothing in three
     // cases and kept B = 5, eps 4 running past 150 s (19 s without it, gap 4.2e-9, near idle).
-    // Up to 60 re-solves of five patterns each (a loose bound, lognormal k = 100 and 150,
-    // B = 20, eps 1-4, needed 11-41; with 20 of every pattern that priced out, none certified
-    // and column generation ran 80-130 rounds: 6-8 s at k = 100, past 20 s at k = 150).
+    // 60: a loose bound needed 11-41 (see bias_bounded_barrier()).
     const Index pattern_rounds = k < 300 ? 60 : 0;
     detail::IntervalBarrierResult ipm =
         P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, pattern_rounds) : barrier.solve(1e-9);
