@@ -158,13 +158,20 @@ def worker_environ(args):
 
 
 #: Settings of the local cluster (none of them changes a result). Work stealing off: it moved whole
-#: partitions (50 MB for 2^21 rows) between workers in the in-memory runs of --bench, where the
+#: partitions (100 MB for 2^22 rows) between workers in the in-memory runs of --bench, where the
 #: partitions are placed evenly on purpose; root tasks (the partitions made on the workers) are
 #: still spread by the scheduler's queueing. Dask's statistical profiler off: it samples every
-#: worker's stack every 10 ms for a dashboard this example does not start.
+#: worker's stack every 10 ms for a dashboard this example does not start. Dask's housekeeping
+#: less often: the event-loop watchdog (every 20 ms in every process), the system monitor (every
+#: 0.5 s, for the dashboard) and the workers' memory monitor (every 0.1 s; its memory limits then
+#: act within 1 s) took 7% of a core with 2 idle workers on this machine, 1% after: CPU taken
+#: from the workers when they share the cores with the scheduler, as here.
 LOCAL_CLUSTER_CONFIG = {
     "distributed.scheduler.work-stealing": False,
     "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
 }
 
 
@@ -246,20 +253,43 @@ def stored_evenly(client, ddf):
     return dd.from_delayed(futures, meta=ddf._meta, divisions=ddf.divisions, verify_meta=False)
 
 
+def without_dask(text, key, labels, rows, partition_rows):
+    """The in-memory runs' work without Dask, in a worker process: `rows` labels privatized with
+    keyed randomness in chunks of `partition_rows` (the labels cycled from `labels`, ids 0, 1,
+    ...). Run on every worker at once by Client.run, it measures how two processes of this
+    machine scale when nothing but the privatization runs."""
+    m = labeldp.loads(text)
+    chunk = np.resize(labels, min(rows, partition_rows))
+    ids = np.arange(chunk.size, dtype=np.int64)
+    done = 0
+    while done < rows:
+        n = min(chunk.size, rows - done)
+        m.privatize(chunk[:n], key=key, ids=ids[:n] + done)
+        done += n
+    return done
+
+
 def bench(args, key, m):
     """Labels/s of keyed privatization with 1 and 2 worker processes: on rows already in the
     workers' memory (privatize + sum of the noisy column), and end to end (rows generated,
-    privatized and summed)."""
+    privatized and summed).
+
+    Both clusters run side by side (an idle one takes about 1% of a core) and the repetitions
+    alternate between them, so that each 2-worker run is compared with a 1-worker run made
+    moments before it: this virtual machine's speed drifts by up to 40% within minutes, which
+    one cluster after the other measured as part of the speed-up."""
     print(
         f"throughput, {args.rows:,} rows in partitions of {args.partition_rows:,}, RR-on-Bins at eps2 = {args.eps2:g}, "
-        f"keyed, best of {args.repeat}; workers of 1 thread each, malloc keep {args.malloc_keep} MB, no work stealing, "
-        "no statistical profiler; "
+        f"keyed, {args.repeat} alternating repetitions; workers of 1 thread each, malloc keep {args.malloc_keep} MB, "
+        "no work stealing, no statistical profiler; "
         f"load average at the start {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs:"
     )
-    rates = {}
-    for workers in (1, 2):
-        cluster, client = make_client(args, workers)
-        try:
+    names = ("without Dask", "in memory", "sum only", "end to end")
+    labels = pd.read_csv(DATA, usecols=["wage"])["wage"].to_numpy(dtype=np.float64)
+    clusters, graphs, split = {}, {}, {}
+    try:
+        for workers in (1, 2):
+            cluster, client = clusters[workers] = make_client(args, workers)
             threads = sorted(client.nthreads().values())
             if threads != [1] * workers:
                 raise RuntimeError(f"expected {workers} worker(s) of 1 thread, got threads {threads}")
@@ -268,40 +298,58 @@ def bench(args, key, m):
             if any(profiling.values()) or stealing:
                 raise RuntimeError(f"expected LOCAL_CLUSTER_CONFIG, got profiling {profiling}, stealing {stealing}")
             stored = stored_evenly(client, scaled_cps(args.rows, args.partition_rows))
-            split = sorted(collections.Counter(w for ws in client.who_has(stored).values() for w in ws).values())
+            split[workers] = sorted(collections.Counter(w for ws in client.who_has(stored).values() for w in ws).values())
             fresh = scaled_cps(args.rows, args.partition_rows)
-            runs = {
-                "in memory": lambda f: ldd.privatize(f(stored), "wage", m, key, "id")["wage"].sum(),
-                "sum only": lambda f: f(stored)["wage"].sum(),
-                "end to end": lambda f: ldd.privatize(f(fresh), "wage", m, key, "id")["wage"].sum(),
+            graphs[workers] = {
+                "in memory": lambda f, stored=stored: ldd.privatize(f(stored), "wage", m, key, "id")["wage"].sum(),
+                "sum only": lambda f, stored=stored: f(stored)["wage"].sum(),
+                "end to end": lambda f, fresh=fresh: ldd.privatize(f(fresh), "wage", m, key, "id")["wage"].sum(),
             }
-            dask.compute(ldd.privatize(scaled_cps(10_000, 5_000), "wage", m, key, "id")["wage"].sum())  # warm up
-            best = {}
-            for rep in range(args.repeat):
-                for name, what in runs.items():
+            warm_up = ldd.privatize(scaled_cps(10_000, 5_000), "wage", m, key, "id")["wage"].sum()
+            client.compute(warm_up).result()
+        times = {(w, name): [] for w in clusters for name in names}
+        cpu_of_best = {}
+        for rep in range(args.repeat):
+            for name in names:
+                for workers, (_, client) in clusters.items():
                     # New task names each time (an identity step tagged with rep), so no result
                     # of an earlier repetition still held by the workers can be reused.
-                    graph = what(lambda ddf: ddf.map_partitions(same, rep, name, meta=ddf._meta))
                     cpu = client.run(time.process_time)
-                    t = time.perf_counter()
-                    dask.compute(graph)
-                    wall = time.perf_counter() - t
+                    if name == "without Dask":
+                        t = time.perf_counter()
+                        client.run(without_dask, m.to_json(), key, labels, args.rows // workers, args.partition_rows)
+                        wall = time.perf_counter() - t
+                    else:
+                        graph = graphs[workers][name](lambda ddf: ddf.map_partitions(same, rep, name, meta=ddf._meta))
+                        t = time.perf_counter()
+                        client.compute(graph).result()
+                        wall = time.perf_counter() - t
                     cpu = sum(v - cpu[w] for w, v in client.run(time.process_time).items())
-                    if wall < best.get(name, (math.inf, 0))[0]:
-                        best[name] = (wall, cpu)
-            rates[workers] = {name: args.rows / t for name, (t, _) in best.items()}
-            print(
-                f"  {workers} worker(s), partitions in memory per worker {split}, load average "
-                f"{os.getloadavg()[0]:.2f}: {rates[workers]['in memory'] / 1e6:6.1f} M labels/s in memory "
-                f"({best['in memory'][0]:.2f} s; the sum alone {best['sum only'][0]:.2f} s), "
-                f"{rates[workers]['end to end'] / 1e6:6.1f} M labels/s end to end ({best['end to end'][0]:.2f} s); "
-                f"per worker CPU second: {args.rows / best['in memory'][1] / 1e6:.1f} M in memory, "
-                f"{args.rows / best['end to end'][1] / 1e6:.1f} M end to end"
-            )
-        finally:
+                    if wall < min(times[workers, name], default=math.inf):
+                        cpu_of_best[workers, name] = cpu
+                    times[workers, name].append(wall)
+    finally:
+        for cluster, client in clusters.values():
             close(cluster, client)
-    for name in ("in memory", "end to end"):
-        print(f"  speed-up with 2 workers, {name}: {rates[2][name] / rates[1][name]:.2f}x (target >= 1.8x)")
+    def rate(seconds):
+        return f"{args.rows / seconds / 1e6:.1f}"
+
+    for workers in clusters:
+        median = {name: sorted(times[workers, name])[args.repeat // 2] for name in names}
+        best = {name: min(times[workers, name]) for name in names}
+        print(
+            f"  {workers} worker(s), partitions in memory per worker {split[workers]}; M labels/s, best and median: "
+            + ", ".join(f"{name} {rate(best[name])} and {rate(median[name])}" for name in names if name != "sum only")
+            + f" (the sum alone {best['sum only']:.2f} s); per worker CPU second in the best run: "
+            f"{rate(cpu_of_best[workers, 'in memory'])} in memory, {rate(cpu_of_best[workers, 'end to end'])} end to end"
+        )
+    for name in ("without Dask", "in memory", "end to end"):
+        paired = sorted(a / b for a, b in zip(times[1, name], times[2, name]))
+        print(
+            f"  speed-up with 2 workers, {name}: {min(times[1, name]) / min(times[2, name]):.2f}x best to best, "
+            f"{paired[len(paired) // 2]:.2f}x median of the {len(paired)} alternating pairs "
+            f"(range {paired[0]:.2f}-{paired[-1]:.2f}; target >= 1.8x)"
+        )
     print(f"  load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
 
 
@@ -317,7 +365,7 @@ def main():
     parser.add_argument("--hi", type=float, default=5000.0, help="public upper bound of the wages (default 5000)")
     parser.add_argument("--resolution", type=float, default=50.0, help="public grid step (default 50)")
     parser.add_argument(
-        "--partition-rows", type=int, default=2**21, help="most rows per partition, all of equal sizes (default 2^21)"
+        "--partition-rows", type=int, default=2**22, help="most rows per partition, all of equal sizes (default 2^22)"
     )
     parser.add_argument(
         "--malloc-keep",
@@ -327,7 +375,7 @@ def main():
         "operating system (default 1024; 0: Dask's default, which returns it at once)",
     )
     parser.add_argument("--bench", action="store_true", help="also measure labels/s with 1 and 2 worker processes")
-    parser.add_argument("--repeat", type=int, default=3, help="timed repetitions per measurement (default 3)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed repetitions per measurement (default 5)")
     args = parser.parse_args()
     if args.malloc_keep < 0:
         parser.error(f"--malloc-keep must be >= 0, got {args.malloc_keep}")

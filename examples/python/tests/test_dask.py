@@ -310,3 +310,20 @@ def test_pipeline_example_rerun_gives_the_same_release(tmp_path):
 
     first = release(1, 30000)
     assert release(2, 10000) == first
+
+
+def test_pipeline_example_bench_reports_every_measurement(tmp_path):
+    """pipeline_dask.py --bench on a small table: both clusters, every run and the paired
+    speed-ups are reported (the figures themselves are benchmarks, not checked here)."""
+    script = pathlib.Path(__file__).resolve().parents[1] / "pipeline_dask.py"
+    key_file = tmp_path / "label.key"
+    key_file.write_bytes(KEY)
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(labeldp.__file__).resolve().parents[1]))
+    args = ["--rows", "40000", "--partition-rows", "10000", "--bench", "--repeat", "3", "--key-file", str(key_file)]
+    r = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=180, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "1 worker(s), partitions in memory per worker [4];" in r.stdout, r.stdout
+    assert "2 worker(s), partitions in memory per worker [2, 2];" in r.stdout, r.stdout
+    for name in ("without Dask", "in memory", "end to end"):
+        assert f"speed-up with 2 workers, {name}: " in r.stdout, r.stdout
+        assert "median of the 3 alternating pairs" in r.stdout, r.stdout
