@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "labeldp/mechanisms/detail/unbiased_barrier.hpp"
@@ -342,7 +343,9 @@ inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, cons
   Index steps = out.newton_steps;
   const Index k = P.num_labels();
   const double inf = std::numeric_limits<double>::infinity();
-  std::set<std::vector<std::uint8_t>> added;
+  // The patterns added so far, as strings (g++ 12 warned, -Wstringop-overread, on the sets of
+  // byte vectors' memcmp where their inlining changed).
+  std::set<std::string> added;
   for (Index round = 0; round < max_rounds && out.duals.size() == 2 * k && out.duals.allFinite(); ++round) {
     Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
     duals.head(2 * k) = out.duals;
@@ -361,10 +364,10 @@ inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, cons
     std::vector<std::vector<std::uint8_t>> fresh;
     std::vector<double> outputs;
     for (const StaircaseColumn& c : priced) {
-      if (fresh.size() >= per_round || is_interval_pattern(c.pattern) || added.count(c.pattern) > 0) continue;
+      if (fresh.size() >= per_round || is_interval_pattern(c.pattern)) continue;
       if (std::any_of(outputs.begin(), outputs.end(), [&](double o) { return std::abs(o - c.output) < spacing; }))
         continue;
-      added.insert(c.pattern);
+      if (!added.insert(std::string(c.pattern.begin(), c.pattern.end())).second) continue;
       outputs.push_back(c.output);
       fresh.push_back(c.pattern);
     }
