@@ -942,8 +942,8 @@ TEST_CASE(
   // non-interval patterns per re-solve (near copies at one output) the 60 re-solves did not reach
   // a centre where nothing prices out, and column generation then took 122 rounds (90 s CPU); with
   // one pattern per window of outputs (bias_bounded_barrier()) the interior point certifies the
-  // crossover with no round of column generation (about 3 s). Oracles: GLPK on Alg. 1's explicit
-  // LP over the returned outputs and a coarse grid, and the mechanism's audit (eps-DP, bias).
+  // crossover with no round of column generation (4 s CPU; GLPK's explicit LP below takes about a minute). Oracles:
+  // GLPK on Alg. 1's explicit LP over the returned outputs and a coarse grid, and the mechanism's audit (eps-DP, bias).
   const FinitePrior<> prior = lognormal_prior(200);
   const double B = 20, eps = 4;
   UnbiasedOptions o;
