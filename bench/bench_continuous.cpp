@@ -2,14 +2,15 @@
 // anywhere on the real line; |E[M(y)] - y| <= B for the bias bound) on three prior shapes: the
 // weeks-like prior (k = 52, spiky), a near-uniform prior (k = 214, diabetes-like, generated;
 // optionally with every seventh label at probability zero) and a smooth heavy-tailed
-// lognormal-like prior (k = 401), and the same lognormal shape at k = 100 and 150 with a loose
+// lognormal-like prior (k = 401), and the same lognormal shape at k = 100, 150 and 200 with a loose
 // bias bound (B = 20 on labels 0..k-1: few bias rows active, a wide optimal dual face). Each case
 // reports whether it was certified, the relative gap between the loss and the certified lower
 // bound, and the interior-point and simplex counters.
 //
 // Arguments: prior (0 weeks, 1 near-uniform, 2 near-uniform with zeros, 3 lognormal k = 401,
-// 4 lognormal k = 100, 5 lognormal k = 150), B (0 = unbiased), 10 eps (1, 4, 12 for priors
-// 0-3; 1, 2, 4 with B = 20 for priors 4-5).
+// 4 lognormal k = 100, 5 lognormal k = 150, 6 lognormal k = 200), B (0 = unbiased), 10 eps
+// (1, 4, 12 for priors 0-3; 1, 2, 4 with B = 20 for priors 4-5; 1, 4, 12 with B = 5 and 20 for
+// priors 4-6).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -53,6 +54,8 @@ FinitePrior<> prior_of(int which) {
       return lognormal_prior(100);
     case 5:
       return lognormal_prior(150);
+    case 6:
+      return lognormal_prior(200);
     default:
       return lognormal_prior(401);
   }
@@ -78,6 +81,7 @@ BENCHMARK(BM_Continuous)
     ->ArgNames({"prior", "B", "eps10"})
     ->ArgsProduct({{0, 1, 2, 3}, {0, 5, 20}, {10, 40, 120}})
     ->ArgsProduct({{4, 5}, {20}, {10, 20, 40}})
+    ->ArgsProduct({{4, 5, 6}, {5, 20}, {10, 40, 120}})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

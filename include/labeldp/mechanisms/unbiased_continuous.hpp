@@ -168,18 +168,16 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
     // With a bias bound the interior point carries the patterns that price out at its duals
-    // (bias_bounded_barrier(): up to 60 re-solves, each adding the five most negative
-    // non-interval patterns at the last centre), so its centre lies on the optimal dual face of the
-    // problem that holds them, not only of the interval problem. Interval patterns need not
-    // suffice under a bias bound (Claim 14 orders the rows by their means, which the bound lets
-    // tie or cross), and at the interval problem's centre such patterns priced out: the bound
-    // was 18% low (near-uniform k = 214, B = 20, eps 4: 66 patterns at -1.4e-5), the crossover's
-    // optimum could not be certified and column generation stalled on the degenerate dual
-    // (48 rounds with the objective moving by 1e-16, > 40 s); with the patterns carried the
-    // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). Only below
-    // k = 300, where it was measured to pay: at k = 401 (lognormal) it gained nothing in three
-    // cases and kept B = 5, eps 4 running past 150 s (19 s without it, gap 4.2e-9, near idle).
-    // 60: a loose bound needed 11-41 (see bias_bounded_barrier()).
+    // (bias_bounded_barrier(): up to 60 re-solves, each adding up to ten of the most negative
+    // non-interval patterns at the last centre, one per window of outputs, from k = 100; five below), so its centre
+    // lies on the optimal dual face of the problem that holds them, not only of the interval problem. Interval patterns
+    // need not suffice under a bias bound (Claim 14 orders the rows by their means, which the bound lets tie or cross),
+    // and at the interval problem's centre such patterns priced out: the bound was 18% low (near-uniform k = 214, B =
+    // 20, eps 4: 66 patterns at -1.4e-5), the crossover's optimum could not be certified and column generation stalled
+    // on the degenerate dual (48 rounds with the objective moving by 1e-16, > 40 s); with the patterns carried the
+    // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). Only below k = 300, where it was measured
+    // to pay: at k = 401 (lognormal) it gained nothing in three cases and kept B = 5, eps 4 running past 150 s (19 s
+    // without it, gap 4.2e-9, near idle). 60: a loose bound needed 11-41 (see bias_bounded_barrier()).
     const Index pattern_rounds = k < 300 ? 60 : 0;
     detail::IntervalBarrierResult ipm =
         P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, pattern_rounds) : barrier.solve(1e-9);
@@ -521,10 +519,10 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
 /// slightly off), accepted when exact pricing at the interior duals or the LP's certifies it. Interval patterns need
 /// not suffice here (Claim 14 orders the rows by their means, which a bias bound lets cross: measured up to 8e-6
 /// relative on small priors), so the interior point prices every pattern at its duals and solves again with the
-/// patterns that are not intervals and price out (detail::bias_bounded_barrier(): the five most
-/// negative ones, up to 60 times, below k = 300). If that still does not certify, column generation seeded by the
-/// crossover's columns finishes, and the better of the two mechanisms is returned with the best bound (NumericalIssue
-/// with its gap when that is above the tolerance).
+/// patterns that are not intervals and price out (detail::bias_bounded_barrier(): the most
+/// negative ones, from k = 100 in distinct windows of outputs, up to ten per re-solve and 60 re-solves, below k = 300).
+/// If that still does not certify, column generation seeded by the crossover's columns finishes, and the better of the
+/// two mechanisms is returned with the best bound (NumericalIssue with its gap when that is above the tolerance).
 ///
 /// Output range, or fallback (ContinuousMethod::ColumnGeneration): column generation
 /// over (pattern, real output) columns with exact pricing: between consecutive roots of the
