@@ -548,6 +548,7 @@ TEST_CASE("optimal LP: round limit is reported as a status", "[optimal_lp]") {
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(29), 200);
   labeldp::OptimalLPOptions opt;
   opt.interior_point = false;  // plain column generation: the certificate needs pricing rounds
+  opt.rr_on_bins = false;      // (RR-on-Bins certifies this one without any)
   const auto unlimited = labeldp::optimal_mechanism_lp(prior, 1.0, outputs, opt, SquaredLoss<>{});
   REQUIRE(unlimited.status == SolveStatus::Optimal);
   REQUIRE(unlimited.rounds > 0);  // the certificate needed pricing rounds ...
@@ -696,8 +697,10 @@ TEST_CASE("optimal LP: the interior point's own mechanism, certified without the
   for (const auto& prior : priors)
     for (double eps : {0.05, 1.0, 4.0, 8.0, 12.0, 20.0}) {
       const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 11);
-      const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, {}, SquaredLoss<>{});
-      labeldp::OptimalLPOptions vertex;
+      labeldp::OptimalLPOptions interior;
+      interior.rr_on_bins = false;  // the interior point's path, not RR-on-Bins's
+      const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, interior, SquaredLoss<>{});
+      labeldp::OptimalLPOptions vertex = interior;
       vertex.vertex = true;
       const auto v = labeldp::optimal_mechanism_lp(prior, eps, outputs, vertex, SquaredLoss<>{});
       labeldp::test::GlpkOptions exact;
