@@ -148,9 +148,9 @@ struct OptimalLPOptions {
   bool vertex = false;
   /// Default true. First try the best RR-on-Bins onto O (Ghazi et al. 2023, Alg. 1; optimal by
   /// the proof of their Theorem 5 for losses satisfying Assumption 4), certified by duals from
-  /// complementary slackness and exact pricing of every output (detail::bins_mechanism(), a few
-  /// cuts at most); when they do not certify it within the gap tolerance, the solve continues
-  /// as without it. Off: skip it.
+  /// complementary slackness and exact pricing of every output (detail::bins_mechanism(): at most
+  /// 30 water-filling rounds); when they do not certify it within the gap tolerance, the solve
+  /// continues as without it. Off: skip it.
   bool rr_on_bins = true;
   /// Default 0 (>= 0). With `rr_on_bins`, re-solves of the small dual LP with cuts when the
   /// first dual point does not certify the bins (detail::bins_mechanism()). Each costs a dense
@@ -329,7 +329,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   cg.column_sum_bound = oracle.gamma();
   if (options.rr_on_bins) {
     detail::BinsMechanism<Scalar> bm =
-        detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, options.rr_on_bins_cut_rounds, loss);
+        detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_cut_rounds, loss);
     if (bm.mechanism.num_outputs() > 0) {
       OptimalLPResult<Scalar> result;
       result.status = optim::SolveStatus::Optimal;
