@@ -21,6 +21,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
 #include "labeldp/mechanisms/detail/lp_columns.hpp"
+#include "labeldp/mechanisms/detail/optimal_lp_bins.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_interior.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_oracle.hpp"
 #include "labeldp/mechanisms/detail/staircase_barrier.hpp"
@@ -59,6 +60,10 @@ struct OptimalLPResult {
   /// the simplex crossover (OptimalLPOptions::vertex off); rounds, columns and iterations are
   /// then 0.
   bool interior_solution = false;
+  /// True when `mechanism` is RR-on-Bins onto O (OptimalLPOptions::rr_on_bins), certified by
+  /// complementary-slackness duals without the interior point or the master; rounds, columns
+  /// and iterations are then 0.
+  bool bins_solution = false;
 
   /// The answer's certified relative gap, (expected_loss - dual_bound) / |expected_loss|: 0 when
   /// the bound is above the loss by roundoff, infinity without a finite bound.
@@ -141,6 +146,17 @@ struct OptimalLPOptions {
   /// vertex: where the optimum is not unique it mixes optimal vertices and may use more outputs.
   /// True: always cross over to a basic optimum of the master (at most k + 1 staircase columns).
   bool vertex = false;
+  /// Default true. First try the best RR-on-Bins onto O (Ghazi et al. 2023, Alg. 1; optimal by
+  /// the proof of their Theorem 5 for losses satisfying Assumption 4), certified by duals from
+  /// complementary slackness and exact pricing of every output (detail::bins_mechanism(): at most
+  /// 30 water-filling rounds); when they do not certify it within the gap tolerance, the solve
+  /// continues as without it. Off: skip it.
+  bool rr_on_bins = true;
+  /// Default 0 (>= 0). With `rr_on_bins`, re-solves of the small dual LP with cuts when the
+  /// first dual point does not certify the bins (detail::bins_mechanism()). Each costs a dense
+  /// simplex over the k labels: weeks-like k = 52, |O| = 52 certifies at eps 12 after 2, but at
+  /// eps 4 - 8 three did not and cost 5 ms (the solve without them: 3 ms).
+  Index rr_on_bins_cut_rounds = 0;
   /// Default 1024 (>= 1). The most prior values accepted: more are refused before anything is
   /// allocated (the solve's time grows about as the cube of the count: 1,000 values x 10 outputs
   /// take 1.5 s, 3,000 take 40 s).
@@ -158,6 +174,8 @@ struct OptimalLPOptions {
     validate_finite_nonnegative("drop_tolerance", drop_tolerance);
     if (max_labels < 1) detail::fail_parameter("max_labels", "must be at least 1", double(max_labels));
     if (max_cells < 1) detail::fail_parameter("max_cells", "must be at least 1", double(max_cells));
+    if (rr_on_bins_cut_rounds < 0)
+      detail::fail_parameter("rr_on_bins_cut_rounds", "must be non-negative", double(rr_on_bins_cut_rounds));
   }
 };
 
@@ -179,6 +197,10 @@ struct OptimalLPOptions {
 /// variables sum to at most 1) meets the master's optimum within the gap tolerance, or when no
 /// column prices out at the master's own duals. Otherwise the status says why it stopped
 /// (IterationLimit, TimeLimit, NumericalIssue) and `dual_bound` / `gap` say how far it got.
+///
+/// First (OptimalLPOptions::rr_on_bins), the best RR-on-Bins onto O is the answer when duals
+/// from complementary slackness with it, exactly priced, certify it within the gap tolerance
+/// (rounds = 0; OptimalLPResult::bins_solution): detail::bins_mechanism().
 ///
 /// With the interior point on (the default), its own mechanism is the answer when the Lagrangian
 /// bound of its duals, exactly priced, certifies it within the gap tolerance (no simplex, rounds =
@@ -305,6 +327,21 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   }
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
+  if (options.rr_on_bins) {
+    detail::BinsMechanism<Scalar> bm =
+        detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_cut_rounds, loss);
+    if (bm.mechanism.num_outputs() > 0) {
+      OptimalLPResult<Scalar> result;
+      result.status = optim::SolveStatus::Optimal;
+      result.mechanism = std::move(bm.mechanism);
+      result.expected_loss = Scalar(bm.loss);
+      result.dual_bound = bm.bound;
+      result.gap = bm.loss != 0 ? (bm.loss - bm.bound) / std::abs(bm.loss) : 0.0;
+      result.duals = std::move(bm.duals);
+      result.bins_solution = true;
+      return result;
+    }
+  }
 
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
