@@ -327,6 +327,9 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   }
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
+  // The time limit counts from here, the RR-on-Bins attempt included (milliseconds at k = 400).
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
   if (options.rr_on_bins) {
     detail::BinsMechanism<Scalar> bm =
         detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_cut_rounds, loss);
@@ -343,8 +346,6 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     }
   }
 
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
   detail::StaircaseBarrierResult br;
   bool seed_intervals = !options.interior_point;
   if (options.interior_point) {

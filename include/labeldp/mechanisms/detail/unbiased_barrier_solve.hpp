@@ -338,18 +338,19 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// labels plus an interval" differing by a label at either end), so each round cut the dual along
 /// one direction, and the rounds grew with the face's dimension: lognormal k = 200, B = 20, eps 4
 /// did not certify in 60 re-solves (17.5 s CPU) and column generation then took 122 rounds
-/// (89.7 s CPU in all). One pattern per window of outputs 5% of the labels'
-/// range wide, up to ten: 16 re-solves, interior point certified at a gap of 6e-14 (2.3-2.7 s CPU
-/// of barrier, 4.2 s in all, no round of column generation); weeks-like, B = 20, eps 1 (k = 52, where it is not used:
-/// kBiasSpreadLabels): the barrier
-/// certified after 780 Newton steps instead of uncertified after 1080; k = 100-215, B = 5 and 20,
-/// eps 1-12 otherwise within 0.15 s of their barrier time. At k = 401 (no re-solves from k = 300,
-/// solve_unbiased_continuous()) they would certify B = 20, eps 4 in 50 re-solves and 61 s (307 s
-/// in all today) but take B = 5, eps 4 to 11.9 s of barrier alone (9.7-13.5 s in all today). Restarting each re-solve
-/// from the last solve's path (its iterates shifted towards the start until the new patterns' reduced costs are
-/// positive, their weights centred) took more Newton steps than the usual start (649-1423 against 723 at k = 200): the
-/// path settles the face's directions early, so every recorded iterate violates the new cuts, and the shifted ones are
-/// off centre.
+/// (89.7 s CPU in all). One pattern per window of outputs 5% of the labels' range wide, up to
+/// ten: 16 re-solves, interior point certified at a gap of 6e-14 (2.3-2.7 s CPU of barrier,
+/// 4.2 s in all, no round of column generation); k = 100-215, B = 5 and 20, eps 1-12 otherwise
+/// within 0.15 s of their barrier time. On the weeks-like prior (k = 52, B = 20, eps 1) it
+/// certified after 780 Newton steps instead of uncertified after 1080, but it is not used below
+/// kBiasSpreadLabels (see there). At k = 401 (no re-solves from k = 300,
+/// solve_unbiased_continuous()) the re-solves would certify B = 20, eps 4 in 50 re-solves and
+/// 61 s (307 s in all today) but take B = 5, eps 4 to 11.9 s of barrier alone (9.7-13.5 s in all
+/// today). Restarting each re-solve from the last solve's path (its iterates shifted towards the
+/// start until the new patterns' reduced costs are positive, their weights centred) took more
+/// Newton steps than the usual start (649-1423 against 723 at k = 200): the path settles the
+/// face's directions early, so every recorded iterate violates the new cuts, and the shifted
+/// ones are off centre.
 inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, const UnbiasedProblem& P, double gap_target,
                                                   Index max_rounds = 2, std::size_t per_round = kBiasPatternsPerRound) {
   IntervalBarrierResult out = barrier.solve(gap_target);
