@@ -154,6 +154,24 @@ void check_bias_bounded(const labeldp::UnbiasedResult<>& r, const FinitePrior<>&
   check_rows_audit_bound(r, prior, eps, B * (1 + 1e-9) + 1e-12 * ymax);
 }
 
+/// A certified bias-bounded continuous answer: lower_bound <= loss <= lower_bound (1 + 1e-9), the
+/// bias and eps-DP audits, and GLPK's explicit LP over the answer's outputs plus `grid_points`
+/// feasible grid outputs (loss, optimum and bound agree both ways to 1e-9).
+void check_certified_against_glpk(const labeldp::UnbiasedResult<>& r, const FinitePrior<>& prior, double eps, double B,
+                                  Index grid_points) {
+  CHECK(r.lower_bound <= r.expected_loss);
+  CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
+  check_bias_bounded(r, prior, eps, B);
+  const Vector<> grid = labeldp::feasible_output_set(prior, eps, grid_points);
+  Vector<> outputs(grid.size() + r.mechanism.num_outputs());
+  outputs << grid, r.mechanism.outputs();
+  std::sort(outputs.begin(), outputs.end());
+  const double explicit_lp = glpk_grid_loss(prior, eps, outputs, B);
+  CHECK(r.expected_loss <= explicit_lp * (1 + 1e-9));
+  CHECK(explicit_lp <= r.expected_loss * (1 + 1e-9));
+  CHECK(r.lower_bound <= explicit_lp * (1 + 1e-9));
+}
+
 }  // namespace
 
 TEST_CASE("Interior point equals column generation with exact pricing on random priors", "[unbiased][continuous]") {
@@ -851,17 +869,7 @@ TEST_CASE(
         o.max_bias = B;
         const auto r = labeldp::optimal_unbiased_continuous(prior, eps, o);
         REQUIRE(r.optimal());
-        CHECK(r.lower_bound <= r.expected_loss);
-        CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
-        check_bias_bounded(r, prior, eps, B);
-        const Vector<> grid = labeldp::feasible_output_set(prior, eps, 4 * k);
-        Vector<> outputs(grid.size() + r.mechanism.num_outputs());
-        outputs << grid, r.mechanism.outputs();
-        std::sort(outputs.begin(), outputs.end());
-        const double explicit_lp = glpk_grid_loss(prior, eps, outputs, B);
-        CHECK(r.expected_loss <= explicit_lp * (1 + 1e-9));
-        CHECK(explicit_lp <= r.expected_loss * (1 + 1e-9));
-        CHECK(r.lower_bound <= explicit_lp * (1 + 1e-9));
+        check_certified_against_glpk(r, prior, eps, B, 4 * k);
       }
   }
   CHECK(exercised >= 40);  // 48 instances of the 240
@@ -919,18 +927,8 @@ TEST_CASE("Bias-bounded, a loose bound on a lognormal prior: certified by the in
     const auto r = labeldp::optimal_unbiased_continuous(prior, c.eps, o);
     REQUIRE(r.optimal());
     CHECK(r.rounds == 0);
-    CHECK(r.lower_bound <= r.expected_loss);
-    CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
-    check_bias_bounded(r, prior, c.eps, B);
     // A coarse grid (the explicit LP has k^2 n privacy rows: 4k outputs took GLPK 19 s here).
-    const Vector<> grid = labeldp::feasible_output_set(prior, c.eps, 16);
-    Vector<> outputs(grid.size() + r.mechanism.num_outputs());
-    outputs << grid, r.mechanism.outputs();
-    std::sort(outputs.begin(), outputs.end());
-    const double explicit_lp = glpk_grid_loss(prior, c.eps, outputs, B);
-    CHECK(r.expected_loss <= explicit_lp * (1 + 1e-9));
-    CHECK(explicit_lp <= r.expected_loss * (1 + 1e-9));
-    CHECK(r.lower_bound <= explicit_lp * (1 + 1e-9));
+    check_certified_against_glpk(r, prior, c.eps, B, 16);
   }
 }
 
@@ -953,17 +951,7 @@ TEST_CASE(
   INFO("status " << labeldp::optim::to_string(r.status) << " gap " << r.gap << " rounds " << r.rounds);
   REQUIRE(r.optimal());
   CHECK(r.rounds == 0);
-  CHECK(r.lower_bound <= r.expected_loss);
-  CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
-  check_bias_bounded(r, prior, eps, B);
-  const Vector<> grid = labeldp::feasible_output_set(prior, eps, 8);
-  Vector<> outputs(grid.size() + r.mechanism.num_outputs());
-  outputs << grid, r.mechanism.outputs();
-  std::sort(outputs.begin(), outputs.end());
-  const double explicit_lp = glpk_grid_loss(prior, eps, outputs, B);
-  CHECK(r.expected_loss <= explicit_lp * (1 + 1e-9));
-  CHECK(explicit_lp <= r.expected_loss * (1 + 1e-9));
-  CHECK(r.lower_bound <= explicit_lp * (1 + 1e-9));
+  check_certified_against_glpk(r, prior, eps, B, 8);
 }
 
 TEST_CASE(

@@ -617,19 +617,10 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
       auto col = M.col(col_output[std::size_t(c)]);
       for (Index y = 0; y < k; ++y) col[y] += x[c] * (A(y, c) > 0 ? 1.0 + oracle.r() : 1.0) / oracle.gamma();
     }
-  std::vector<Index> used;
-  for (Index j = 0; j < n; ++j)
-    if (M.col(j).maxCoeff() > 0) used.push_back(j);
-  Vector<Scalar> out(Index(used.size()));
-  Eigen::MatrixXd kept(k, Index(used.size()));
-  for (std::size_t u = 0; u < used.size(); ++u) {
-    out[Index(u)] = sorted[std::size_t(used[u])];
-    kept.col(Index(u)) = M.col(used[u]);
-  }
   // The columns are eps-DP in exact arithmetic; roundoff (the row normalization, the simplex's
   // tolerances) can push a ratio past e^eps by a few ulps: the stored matrix is made eps-DP
   // exactly (the mass moved is roundoff).
-  result.mechanism = detail::mechanism_from_lp_columns(prior.values(), std::move(out), kept, eps);
+  result.mechanism = detail::mechanism_from_used_columns(prior.values(), sorted, M, eps);
   result.expected_loss = result.mechanism.expected_loss(prior, loss);
   return result;
 }

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "labeldp/core/audit.hpp"
 #include "labeldp/core/mechanism.hpp"
@@ -40,6 +41,23 @@ FiniteMechanism<Scalar> mechanism_from_lp_columns(const Vector<Scalar>& inputs, 
   for (Index i = 0; i < probs.rows(); ++i) probs.row(i) /= probs.row(i).sum();
   cap_to_epsilon(probs, eps);
   return FiniteMechanism<Scalar>(inputs, std::move(outputs), std::move(probs));
+}
+
+/// mechanism_from_lp_columns() on the columns of `columns` (k x |O|, column j the LP's
+/// probabilities of output `outputs[j]`) that carry mass: outputs no label reaches are left out.
+template <typename Scalar>
+FiniteMechanism<Scalar> mechanism_from_used_columns(const Vector<Scalar>& inputs, const std::vector<Scalar>& outputs,
+                                                    const Eigen::MatrixXd& columns, double eps) {
+  std::vector<Index> used;
+  for (Index j = 0; j < columns.cols(); ++j)
+    if (columns.col(j).maxCoeff() > 0) used.push_back(j);
+  Vector<Scalar> values(Index(used.size()));
+  Eigen::MatrixXd kept(columns.rows(), Index(used.size()));
+  for (std::size_t t = 0; t < used.size(); ++t) {
+    values[Index(t)] = outputs[std::size_t(used[t])];
+    kept.col(Index(t)) = columns.col(used[t]);
+  }
+  return mechanism_from_lp_columns(inputs, std::move(values), kept, eps);
 }
 
 /// The achieved bias \f$\max_y |E[M(y)] - y|\f$ of a mechanism over the prior's values.

@@ -397,16 +397,7 @@ BinsMechanism<Scalar> bins_mechanism(const FinitePrior<Scalar>& prior, const std
       a = part.ends[std::size_t(b)];
     }
   }
-  std::vector<Index> used;
-  for (Index j = 0; j < n; ++j)
-    if (M.col(j).maxCoeff() > 0) used.push_back(j);
-  Vector<Scalar> values(Index(used.size()));
-  Eigen::MatrixXd kept(k, Index(used.size()));
-  for (std::size_t t = 0; t < used.size(); ++t) {
-    values[Index(t)] = outputs[std::size_t(used[t])];
-    kept.col(Index(t)) = M.col(used[t]);
-  }
-  FiniteMechanism<Scalar> mechanism = mechanism_from_lp_columns(prior.values(), std::move(values), kept, eps);
+  FiniteMechanism<Scalar> mechanism = mechanism_from_used_columns(prior.values(), outputs, M, eps);
 
   z = double(mechanism.expected_loss(prior, loss));
   bound = bins_bound(oracle, lambda, z, reduced);
