@@ -24,6 +24,7 @@
 #include "labeldp/mechanisms/detail/optimal_lp_bins.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_interior.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_oracle.hpp"
+#include "labeldp/mechanisms/detail/optimal_lp_shortcuts.hpp"
 #include "labeldp/mechanisms/detail/staircase_barrier.hpp"
 #include "labeldp/optim/column_generation.hpp"
 #include "labeldp/optim/simplex.hpp"
@@ -270,60 +271,23 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
                                     detail::format_number(double(prior.value(y))));
       weighted(y, j) = double(prior.probability(y)) * l;
     }
-  // Tiny eps (1 - e^-eps <= 1e-12): the best constant mechanism (every label to the output o*
-  // of least W_o = sum_y p_y loss(o, y)), exactly eps-DP for every eps, is optimal up to a relative
-  // 1 - e^-eps: every eps-DP M has M[y][o] >= q_o = min_y' M[y'][o] >= e^-eps M[y][o], so
-  // sum_o q_o >= e^-eps and its loss is at least C + e^-eps min_o (W_o - C), C = sum_y p_y
-  // min_o loss(o, y). The LP itself degenerates there (r = e^eps - 1 underflows the master's
-  // scaling), so this is the answer, certified by that bound.
-  // Every mechanism's loss is at least the non-private C = sum_y p_y min_o loss(o, y): a valid
-  // bound at any eps, within ~e^-eps of the optimum at large eps, where the master's duals can no
-  // longer certify (their bound cancels at ratios e^eps beyond the simplex's tolerances).
-  const double nonprivate = weighted.rowwise().minCoeff().sum();
-  if (-std::expm1(-eps) <= 1e-12) {
-    const Eigen::VectorXd W = weighted.colwise().sum().transpose();
-    Index best = 0;
-    W.minCoeff(&best);
-    const double C = nonprivate;
+  // A certified answer: Optimal when (loss - bound) / |loss| is within the gap tolerance.
+  const double tolerance = std::max(cg.gap_tolerance, kCertifiedGap);
+  const auto answer = [tolerance](FiniteMechanism<Scalar>&& mechanism, double z, double bound) {
     OptimalLPResult<Scalar> result;
-    result.mechanism = FiniteMechanism<Scalar>(prior.values(), Vector<Scalar>::Constant(1, sorted[std::size_t(best)]),
-                                               Matrix<Scalar>::Constant(k, 1, Scalar(1)));
-    result.expected_loss = result.mechanism.expected_loss(prior, loss);
-    result.dual_bound = std::min(double(result.expected_loss), C + std::exp(-eps) * (W[best] - C));
-    const double z = double(result.expected_loss);
-    result.gap = z != 0 ? (z - result.dual_bound) / std::abs(z) : 0.0;
-    result.status = result.gap <= std::max(cg.gap_tolerance, kCertifiedGap) ? optim::SolveStatus::Optimal
-                                                                            : optim::SolveStatus::NumericalIssue;
+    result.mechanism = std::move(mechanism);
+    result.expected_loss = Scalar(z);
+    result.dual_bound = bound;
+    result.gap = z != 0 ? (z - bound) / std::abs(z) : 0.0;
+    result.status = result.gap <= tolerance ? optim::SolveStatus::Optimal : optim::SolveStatus::NumericalIssue;
     return result;
-  }
-  // Large eps: randomized response onto each label's nearest output, M[y][o*(y)] = e^eps q and
-  // q at every other output (q = 1 / (e^eps + n - 1); a column holds only q and e^eps q, so it
-  // is eps-DP), has loss C + q sum_y sum_o (w_yo - min_o' w_yo') with w_yo = p_y loss(o, y).
-  // When that is within the certified gap of the bound C it is the answer, certified by C: the
-  // master cannot certify there (at eps 30 its ratios e^eps are beyond its tolerances; the
-  // 300-value x 10-output instance ended NumericalIssue with a gap of 3.6e-9).
-  if (nonprivate > 0 && n > 1) {
-    const double q = 1 / (std::exp(eps) + double(n - 1));
-    const Eigen::VectorXd least = weighted.rowwise().minCoeff();
-    const double excess = q * (weighted.colwise() - least).sum();
-    const double tolerance = std::max(cg.gap_tolerance, kCertifiedGap);
-    if (excess <= 0.5 * tolerance * nonprivate) {
-      Eigen::MatrixXd M = Eigen::MatrixXd::Constant(k, n, q);
-      for (Index y = 0; y < k; ++y) {
-        Index best = 0;
-        weighted.row(y).minCoeff(&best);
-        M(y, best) = std::exp(eps) * q;
-      }
-      OptimalLPResult<Scalar> result;
-      result.mechanism = detail::mechanism_from_lp_columns(
-          prior.values(), Vector<Scalar>(Eigen::Map<const Vector<Scalar>>(sorted.data(), n)), M, eps);
-      result.expected_loss = result.mechanism.expected_loss(prior, loss);
-      result.dual_bound = std::min(double(result.expected_loss), nonprivate);
-      const double z = double(result.expected_loss);
-      result.gap = (z - result.dual_bound) / std::abs(z);
-      result.status = result.gap <= tolerance ? optim::SolveStatus::Optimal : optim::SolveStatus::NumericalIssue;
-      if (result.status == optim::SolveStatus::Optimal) return result;
-    }
+  };
+  // At tiny and large eps the LP degenerates, and a closed form is the answer, certified by its
+  // own bound (detail::closed_form_answer()).
+  if (auto closed = detail::closed_form_answer(prior.values(), sorted, weighted, eps, tolerance)) {
+    const double z = double(closed->mechanism.expected_loss(prior, loss));
+    OptimalLPResult<Scalar> result = answer(std::move(closed->mechanism), z, std::min(z, closed->bound));
+    if (closed->final || result.status == optim::SolveStatus::Optimal) return result;
   }
   detail::StaircaseOracle oracle(std::move(weighted), eps);
   cg.column_sum_bound = oracle.gamma();
@@ -334,12 +298,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
     detail::BinsMechanism<Scalar> bm =
         detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_cut_rounds, loss);
     if (bm.mechanism.num_outputs() > 0) {
-      OptimalLPResult<Scalar> result;
-      result.status = optim::SolveStatus::Optimal;
-      result.mechanism = std::move(bm.mechanism);
-      result.expected_loss = Scalar(bm.loss);
-      result.dual_bound = bm.bound;
-      result.gap = bm.loss != 0 ? (bm.loss - bm.bound) / std::abs(bm.loss) : 0.0;
+      OptimalLPResult<Scalar> result = answer(std::move(bm.mechanism), bm.loss, bm.bound);
       result.duals = std::move(bm.duals);
       result.bins_solution = true;
       return result;
@@ -404,12 +363,7 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
                                      detail::StaircaseBarrierOptions{}.drop_threshold, cg.gap_tolerance, loss);
       const double z = im.loss;
       if (im.mechanism.num_outputs() > 0 && z - im.bound <= cg.gap_tolerance * std::abs(z)) {
-        OptimalLPResult<Scalar> result;
-        result.status = optim::SolveStatus::Optimal;
-        result.mechanism = std::move(im.mechanism);
-        result.expected_loss = Scalar(z);
-        result.dual_bound = im.bound;
-        result.gap = z != 0 ? (z - im.bound) / std::abs(z) : 0.0;
+        OptimalLPResult<Scalar> result = answer(std::move(im.mechanism), z, im.bound);
         if (!im.floor) result.duals = oracle.label_duals(barrier_duals);
         result.interior_solution = true;
         return result;
