@@ -879,10 +879,8 @@ TEST_CASE("optimal LP: RR-on-Bins that is not optimal (loss outside Assumption 4
   }
 }
 
-TEST_CASE(
-    "optimal LP: RR-on-Bins duals by water-filling and by cuts certify weeks-like k = 52 where the spread point "
-    "does not",
-    "[optimal_lp][bins]") {
+TEST_CASE("optimal LP: RR-on-Bins duals by water-filling certify weeks-like k = 52 where the spread point does not",
+          "[optimal_lp][bins]") {
   const auto prior = labeldp::bench::weeks_prior();
   const Index k = prior.size();
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(k - 1), 52);
@@ -893,10 +891,10 @@ TEST_CASE(
     for (Index j = 0; j < outputs.size(); ++j)
       for (Index y = 0; y < k; ++y) w(y, j) = prior.probability(y) * SquaredLoss<>{}(outputs[j], prior.value(y));
     const labeldp::detail::StaircaseOracle oracle(w, eps);
-    const auto bins = [&](Index fill, Index cuts) {
-      return labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, fill, cuts, SquaredLoss<>{});
+    const auto bins = [&](Index fill) {
+      return labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, fill, 0, 0, SquaredLoss<>{});
     };
-    const auto spread = bins(0, 0), filled = bins(30, 0);
+    const auto spread = bins(0), filled = bins(30);
     REQUIRE(spread.mechanism.num_outputs() == 0);  // the spread point alone does not certify
     REQUIRE(filled.mechanism.num_outputs() > 0);
     REQUIRE(filled.fill_rounds > 0);
@@ -907,15 +905,56 @@ TEST_CASE(
     const auto old = labeldp::optimal_mechanism_lp(prior, eps, outputs, off);
     REQUIRE(close_relative(filled.loss, old.expected_loss, 1e-9));
     REQUIRE(old.dual_bound <= filled.loss * (1 + 1e-9));
-    if (eps == 12.0) {
-      // The cut rounds of the small dual LP certify it too (two re-solves).
-      const auto cut = bins(0, 2);
-      REQUIRE(cut.mechanism.num_outputs() > 0);
-      REQUIRE(cut.cuts > 0);
-      REQUIRE(lagrangian_bound(prior, eps, outputs, cut.duals, SquaredLoss<>{}) >= cut.loss * (1 - 1e-9));
-    }
   }
   labeldp::OptimalLPOptions opt;
-  opt.rr_on_bins_cut_rounds = -1;
-  REQUIRE_THROWS_WITH(opt.check(), Catch::Contains("rr_on_bins_cut_rounds"));
+  opt.rr_on_bins_lp_rounds = -1;
+  REQUIRE_THROWS_WITH(opt.check(), Catch::Contains("rr_on_bins_lp_rounds"));
+}
+
+TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-filling does not, equal to GLPK",
+          "[optimal_lp][bins][glpk]") {
+  // Weeks-like k = 52 at eps 8, and near-uniform k = 70 with zero-probability labels (every
+  // i = 3 mod 7) at eps 8: water-filling's 30 rounds do not certify either (measured), the
+  // exact search does within 3 LPs.
+  struct Case {
+    FinitePrior<> prior;
+    Index outputs;
+  };
+  const Case cases[] = {{labeldp::bench::weeks_prior(), 52}, {labeldp::bench::uniform_prior(70, true), 35}};
+  const double eps = 8;
+  for (const Case& c : cases) {
+    const Index k = c.prior.size();
+    INFO("k = " << k);
+    const Eigen::VectorXd outputs = grid(c.prior.value(0), c.prior.value(k - 1), c.outputs);
+    labeldp::OptimalLPOptions opt;
+    REQUIRE_FALSE(labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt).bins_solution);
+    opt.rr_on_bins_lp_rounds = 10;
+    const auto r = labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt);
+    REQUIRE(r.bins_solution);
+    check_mechanism(r, c.prior, eps, outputs, SquaredLoss<>{});  // audit, bound <= loss <= bound (1 + 1e-9)
+    const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(c.prior, eps, outputs, SquaredLoss<>{}));
+    REQUIRE(g.status == SolveStatus::Optimal);
+    INFO("bins " << r.expected_loss << ", GLPK " << g.objective);
+    REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+    REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::abs(g.objective));
+    // Its duals, priced here from the definition (every output, every pattern), certify it.
+    const double bound = lagrangian_bound(c.prior, eps, outputs, r.duals, SquaredLoss<>{});
+    INFO("independent bound " << bound);
+    REQUIRE(bound <= r.expected_loss * (1 + 1e-12));
+    REQUIRE(bound >= r.expected_loss * (1 - 1e-9));
+  }
+  // A loss outside Assumption 4: the search finds no certificate and the LP is still right.
+  const FinitePrior<> prior = near_uniform_prior(12, 2);
+  const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 9);
+  labeldp::OptimalLPOptions opt;
+  opt.rr_on_bins_lp_rounds = 10;
+  for (double e : {0.5, 2.0}) {
+    INFO("FarLoss, eps = " << e);
+    const auto r = labeldp::optimal_mechanism_lp(prior, e, outputs, opt, FarLoss{});
+    check_mechanism(r, prior, e, outputs, FarLoss{});
+    REQUIRE_FALSE(r.bins_solution);
+    const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(prior, e, outputs, FarLoss{}));
+    REQUIRE(g.status == SolveStatus::Optimal);
+    REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+  }
 }

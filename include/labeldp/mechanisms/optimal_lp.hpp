@@ -153,11 +153,14 @@ struct OptimalLPOptions {
   /// 30 water-filling rounds); when they do not certify it within the gap tolerance, the solve
   /// continues as without it. Off: skip it.
   bool rr_on_bins = true;
-  /// Default 0 (>= 0). With `rr_on_bins`, re-solves of the small dual LP with cuts when the
-  /// first dual point does not certify the bins (detail::bins_mechanism()). Each costs a dense
-  /// simplex over the k labels: weeks-like k = 52, |O| = 52 certifies at eps 12 after 2, but at
-  /// eps 4 - 8 three did not and cost 5 ms (the solve without them: 3 ms).
-  Index rr_on_bins_cut_rounds = 0;
+  /// Default 0 (>= 0; 0 = off). With `rr_on_bins`, when water-filling does not certify the bins,
+  /// at most this many LPs of the exact search for certifying duals
+  /// (detail::bins_dual_lp(): the unused outputs that price out as rows, re-solved with those
+  /// that still do), each at most detail::kBinsDualMaxRows rows. It certifies where
+  /// water-filling does not (weeks-like k = 52, |O| = 52, eps 8 after 3 LPs; near-uniform k =
+  /// 214 with zero-probability labels, |O| = 107, eps 12 after 3) but costs more than it saves
+  /// at eps 8 there (28 ms against 3.9 ms for the interior point's answer): off by default.
+  Index rr_on_bins_lp_rounds = 0;
   /// Default 1024 (>= 1). The most prior values accepted: more are refused before anything is
   /// allocated (the solve's time grows about as the cube of the count: 1,000 values x 10 outputs
   /// take 1.5 s, 3,000 take 40 s).
@@ -175,8 +178,8 @@ struct OptimalLPOptions {
     validate_finite_nonnegative("drop_tolerance", drop_tolerance);
     if (max_labels < 1) detail::fail_parameter("max_labels", "must be at least 1", double(max_labels));
     if (max_cells < 1) detail::fail_parameter("max_cells", "must be at least 1", double(max_cells));
-    if (rr_on_bins_cut_rounds < 0)
-      detail::fail_parameter("rr_on_bins_cut_rounds", "must be non-negative", double(rr_on_bins_cut_rounds));
+    if (rr_on_bins_lp_rounds < 0)
+      detail::fail_parameter("rr_on_bins_lp_rounds", "must be non-negative", double(rr_on_bins_lp_rounds));
   }
 };
 
@@ -295,8 +298,8 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   if (options.rr_on_bins) {
-    detail::BinsMechanism<Scalar> bm =
-        detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_cut_rounds, loss);
+    detail::BinsMechanism<Scalar> bm = detail::bins_mechanism(
+        prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_lp_rounds, detail::kBinsDualMaxRows, loss);
     if (bm.mechanism.num_outputs() > 0) {
       OptimalLPResult<Scalar> result = answer(std::move(bm.mechanism), bm.loss, bm.bound);
       result.duals = std::move(bm.duals);
