@@ -361,7 +361,9 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// rows) took 12-61 s on the library's dense simplex. With sigma fixed at the interior point's,
 /// the dual objective held at the crossover's loss and pi the L1-nearest to the interior point's
 /// that meets the cuts priced so far (exact pricing, 50 cuts per round), the least reduced cost
-/// went from -2.1e-6 to -3e-7 in 26 rounds (34 s), against the 2e-15 the certificate needs. In
+/// went from -2.1e-6 to -3e-7 in 26 rounds (34 s), against the 2e-15 the certificate needs; with
+/// the 58 sigma of non-negligible interior value free as well (their sign kept, unpenalized) it
+/// stayed near -1e-4 for 34 rounds (the LP moved sigma at no cost: Kelley's tail in the outputs). In
 /// the column generation that certifies it today the time is the master's simplex (perf over 60 s
 /// of its rounds: BasisFactorization::ftran 30%, StaircaseProduct::multiply 29%, the dense
 /// factorization's products ~28%; the pricing 0.1%).
