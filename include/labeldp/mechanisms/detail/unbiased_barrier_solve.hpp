@@ -351,6 +351,22 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// Newton steps than the usual start (649-1423 against 723 at k = 200): the path settles the
 /// face's directions early, so every recorded iterate violates the new cuts, and the shifted
 /// ones are off centre.
+///
+/// Searching the optimal dual face directly after the crossover instead (tried, not kept;
+/// lognormal k = 401, B = 20, eps 4): the crossover's primal is not the sparse optimum but 510
+/// columns of positive weight (of 3162), on 510 distinct patterns and outputs, with 235 labels'
+/// means at a bias bound. Complementary slackness with it (zero reduced cost and an output
+/// stationary in the reduced cost on each such column, sigma zero off the tight labels) gives 510
+/// equalities in 401 + 58 unknowns, infeasible at the crossover's accuracy; those LPs (1.5-1.7k
+/// rows) took 12-61 s on the library's dense simplex. With sigma fixed at the interior point's,
+/// the dual objective held at the crossover's loss and pi the L1-nearest to the interior point's
+/// that meets the cuts priced so far (exact pricing, 50 cuts per round), the least reduced cost
+/// went from -2.1e-6 to -3e-7 in 26 rounds (34 s), against the 2e-15 the certificate needs; with
+/// the 58 sigma of non-negligible interior value free as well (their sign kept, unpenalized) it
+/// stayed near -1e-4 for 34 rounds (the LP moved sigma at no cost: Kelley's tail in the outputs). In
+/// the column generation that certifies it today the time is the master's simplex (perf over 60 s
+/// of its rounds: BasisFactorization::ftran 30%, StaircaseProduct::multiply 29%, the dense
+/// factorization's products ~28%; the pricing 0.1%).
 inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, const UnbiasedProblem& P, double gap_target,
                                                   Index max_rounds = 2, std::size_t per_round = kBiasPatternsPerRound) {
   IntervalBarrierResult out = barrier.solve(gap_target);
