@@ -29,6 +29,9 @@
 #include "labeldp/io/json_reader.hpp"
 #include "labeldp/io/mechanism_file.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_audit {
 namespace {
 
 using labeldp::Index;
@@ -172,3 +175,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_audit

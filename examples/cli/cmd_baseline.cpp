@@ -28,6 +28,9 @@
 #include "labeldp/mechanisms/randomized_response.hpp"
 #include "labeldp/mechanisms/staircase.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_baseline {
 namespace {
 
 using labeldp::Index;
@@ -200,3 +203,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_baseline

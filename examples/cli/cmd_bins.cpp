@@ -19,6 +19,9 @@
 #include "labeldp/io/json.hpp"
 #include "labeldp/mechanisms/rr_on_bins.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_bins {
 namespace {
 
 using labeldp::Index;
@@ -90,3 +93,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_bins

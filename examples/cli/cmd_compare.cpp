@@ -47,6 +47,9 @@
 #include "methods.hpp"
 #include "ridge.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_compare {
 namespace {
 
 using labeldp::Index;
@@ -902,3 +905,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_compare

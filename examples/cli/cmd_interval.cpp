@@ -17,6 +17,9 @@
 #include "labeldp/io/json.hpp"
 #include "labeldp/mechanisms/rpwithprior.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_interval {
 namespace {
 
 struct IntervalArgs {
@@ -101,3 +104,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_interval

@@ -27,6 +27,9 @@
 #include "labeldp/io/json.hpp"
 #include "labeldp/mechanisms/optimal_lp.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_optimal {
 namespace {
 
 using labeldp::Index;
@@ -126,3 +129,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_optimal

@@ -34,6 +34,9 @@
 #include "labeldp/prior/discretize.hpp"
 #include "labeldp/prior/private_histogram.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_prior {
 namespace {
 
 using labeldp::Index;
@@ -201,3 +204,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_prior

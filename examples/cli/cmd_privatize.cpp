@@ -68,6 +68,9 @@
 #include "labeldp/prior/hist_eps.hpp"
 #include "methods.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_privatize {
 namespace {
 
 using labeldp::Index;
@@ -866,3 +869,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_privatize

@@ -24,6 +24,9 @@
 #include "labeldp/io/json.hpp"
 #include "labeldp/mechanisms/unbiased.hpp"
 
+// Named around the anonymous namespace so that the program's unity build (one translation unit
+// for every command) keeps each command's helpers apart.
+namespace cmd_unbiased {
 namespace {
 
 using labeldp::Index;
@@ -126,3 +129,4 @@ const labeldp::cli::CommandRegistration registration{labeldp::cli::Command{
     }}};
 
 }  // namespace
+}  // namespace cmd_unbiased
