@@ -422,3 +422,154 @@ TEST_CASE("Gaussian mechanisms: batch sampling equals single calls; mechanism fi
   CHECK(j1.front() == '{');
   CHECK(j1.back() == '}');
 }
+
+namespace {
+using labeldp::detail::TabledDiscreteGaussian;
+
+// An independent oracle of a table's realized law: entry e's values (bins of 2^K values on each
+// side, then the tails from S and from -(S + 1)), their exact mass Q_e summed here, so the
+// realized Pr[Z = z] is W_e 2^-64 q(z) / Q_e and its ratio to the discrete Gaussian's is
+// W_e Z / (2^64 Q_e) on the whole entry.
+struct TableOracle {
+  long double s2, Z = 0;
+  std::vector<long double> ratio;  // per entry
+  TableOracle(const TabledDiscreteGaussian& t, long double sigma2) : s2(sigma2) {
+    const long double sigma = std::sqrt(s2);
+    const std::int64_t T = t.bins(), w = std::int64_t(1) << t.low_bits(), S = T * w;
+    const std::int64_t reach = std::int64_t(std::ceil(60 * sigma)) + S + 10;
+    std::vector<long double> Q(std::size_t(2 * T + 2), 0);
+    for (std::int64_t z = -reach; z <= reach; ++z) {
+      const long double p = q(z);
+      Z += p;
+      Q[entry(z, T, w)] += p;
+    }
+    for (std::size_t e = 0; e < Q.size(); ++e)
+      ratio.push_back(std::ldexp(static_cast<long double>(std::uint64_t(t.weights()[e])), -64) * Z / Q[e]);
+  }
+  long double q(std::int64_t z) const { return std::exp(-static_cast<long double>(z) * z / (2 * s2)); }
+  static std::size_t entry(std::int64_t z, std::int64_t T, std::int64_t w) {
+    const std::int64_t h = z >= 0 ? z / w : (-z - 1) / w;
+    return std::size_t(h < T ? h + (z < 0 ? T : 0) : 2 * T + (z < 0 ? 1 : 0));
+  }
+  long double largest_error() const {
+    long double r = 0;
+    for (long double x : ratio) r = std::max(r, std::abs(x - 1));
+    return r;
+  }
+};
+}  // namespace
+
+TEST_CASE("tabled discrete Gaussian: each entry within rho of the discrete Gaussian (independent sums); pmf() agrees",
+          "[gaussian]") {
+  // sigma from 1.4 (one-value bins, heavy rounding) to 6,300 (bins of 16 values).
+  for (double s2 : {2.0, 40.0, 5000.0, 400000.0, 4.0e7}) {
+    const auto exact = labeldp::detail::dyadic_sampler(s2);
+    const auto t = TabledDiscreteGaussian::build(exact.m, exact.f);
+    REQUIRE(t);
+    labeldp::detail::u128 sum = 0;
+    for (auto w : t->weights()) sum += w;
+    CHECK(sum == labeldp::detail::u128(1) << 64);
+    const TableOracle oracle(*t, exact.sigma2());
+    INFO("sigma^2 " << exact.sigma2() << " K " << t->low_bits() << " T " << t->bins() << " rho "
+                    << double(t->relative_error()) << " largest error " << double(oracle.largest_error()));
+    CHECK(t->relative_error() <= std::ldexp(1.0L, -36));
+    CHECK(oracle.largest_error() <= t->relative_error());
+    // pmf() is the realized law: W_e q(z) / (2^64 Q_e), here from the oracle's sums.
+    const std::int64_t T = t->bins(), w = std::int64_t(1) << t->low_bits();
+    for (std::int64_t z : std::vector<std::int64_t>{0, 1, -1, w, -w - 1, T * w - 1, T * w, -T * w, -T * w - 1,
+                                                    T * w + 5 * w, -T * w - 5 * w}) {
+      const long double real = oracle.ratio[TableOracle::entry(z, T, w)] * oracle.q(z) / oracle.Z;
+      CHECK(std::abs(t->pmf(z) / real - 1) < 1e-14);
+    }
+    // Mutant: the table of a sigma^2 larger by 1e-6 is off the discrete Gaussian by far more than its rho.
+    const auto wider = labeldp::detail::dyadic_sampler(s2 * (1 + 1e-6));
+    const auto tm = TabledDiscreteGaussian::build(wider.m, wider.f);
+    REQUIRE(tm);
+    CHECK(TableOracle(*tm, exact.sigma2()).largest_error() > 1000 * tm->relative_error());
+  }
+}
+
+TEST_CASE("tabled discrete Gaussian: draws fit the discrete Gaussian, the tails too; an under-noised mutant does not",
+          "[gaussian]") {
+  for (double s2 : {40.0, 5000.0, 1.0e7}) {
+    const auto exact = labeldp::detail::dyadic_sampler(s2), narrow = labeldp::detail::dyadic_sampler(s2 / 1.3);
+    const auto t = TabledDiscreteGaussian::build(exact.m, exact.f),
+               tm = TabledDiscreteGaussian::build(narrow.m, narrow.f);
+    REQUIRE(t);
+    REQUIRE(tm);
+    const double sig2 = exact.sigma2(), sigma = std::sqrt(sig2),
+                 norm = labeldp::detail::discrete_gaussian_normalizer(sig2);
+    const auto pmf = [&](std::int64_t z) { return std::exp(-double(z) * double(z) / (2 * sig2)) / norm; };
+    const std::int64_t width = std::max<std::int64_t>(1, std::int64_t(sigma / 8));
+    const auto F = labeldp::test::cdf_from_pmf(pmf, std::int64_t(40 * sigma) + 10);
+    SeededRandom g(11), gm(11);
+    std::vector<std::int64_t> z(8000000), zm(z.size());
+    for (auto& v : z) v = (*t)(g);
+    for (auto& v : zm) v = (*tm)(gm);
+    const auto edges = centred_edges(width, 96);
+    const double ok = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(z, edges, F));
+    const double bad = labeldp::test::chi_square_z(labeldp::test::binned_chi_square(zm, edges, F));
+    // The tails alone (|z| >= S of the table that drew them, about 2^-12 of the draws), against the
+    // discrete Gaussian's exact conditional law there.
+    auto tail_fit = [&](const std::vector<std::int64_t>& draws, const TabledDiscreteGaussian& table) {
+      const std::int64_t S = table.bins() << table.low_bits();
+      std::vector<std::int64_t> mags;
+      for (std::int64_t v : draws)
+        if (v >= S || v <= -S - 1) mags.push_back(v >= 0 ? v - S : -v - S - 1);  // offsets from each tail's start
+      // Pr[offset <= x] for the two tails together, exactly.
+      long double both = 0;
+      for (std::int64_t x = 0; x <= std::int64_t(40 * sigma); ++x) both += pmf(S + x) + pmf(S + 1 + x);
+      const auto G = [&](std::int64_t x) {
+        long double c = 0;
+        for (std::int64_t y = 0; y <= x; ++y) c += pmf(S + y) + pmf(S + 1 + y);
+        return c / both;
+      };
+      std::vector<std::int64_t> e;
+      for (std::int64_t k = 0; k < 12; ++k) e.push_back(std::int64_t(double(k) * sig2 / double(S) / 3));
+      e.erase(std::unique(e.begin(), e.end()), e.end());
+      return std::pair{mags.size(), labeldp::test::chi_square_z(labeldp::test::binned_chi_square(mags, e, G))};
+    };
+    const auto [n_tail, tail_ok] = tail_fit(z, *t);
+    const auto [n_tail_m, tail_bad] = tail_fit(zm, *tm);
+    INFO("sigma^2 " << sig2 << ": z " << ok << ", mutant z " << bad << "; tail draws " << n_tail << " z " << tail_ok
+                    << ", mutant's " << n_tail_m << " z " << tail_bad);
+    CHECK(ok < 6);
+    CHECK(bad >= 6);
+    CHECK(n_tail > 800);
+    CHECK(tail_ok < 6);
+    CHECK(tail_bad >= 6);
+  }
+}
+
+TEST_CASE("Gaussian mechanisms: the tabled noise's delta bound covers its brute-force delta; narrow noise stays exact",
+          "[gaussian]") {
+  // D = 3 steps, sigma about 2-9 steps: the hockey-stick divergence of the realized law, by brute force
+  // over every output and both directions of every shift 1..D.
+  for (double eps : {0.5, 2.0, 6.0}) {
+    const DiscreteGaussianMechanism m(0, 3, eps, 1e-3, 1, false);
+    REQUIRE(m.noise().table);
+    const auto& t = *m.noise().table;
+    const TableOracle oracle(t, m.noise().sigma2());
+    const std::int64_t T = t.bins(), w = std::int64_t(1) << t.low_bits();
+    const std::int64_t R = std::int64_t(60 * std::sqrt(m.noise().sigma2())) + 10;
+    auto realized = [&](const TableOracle& o, std::int64_t z) {
+      return o.ratio[TableOracle::entry(z, T, w)] * o.q(z) / o.Z;
+    };
+    long double worst = 0;
+    for (std::int64_t d : {-3, -2, -1, 1, 2, 3}) {
+      long double s = 0;
+      for (std::int64_t z = -R; z <= R; ++z)
+        s += std::max(0.0L, realized(oracle, z) - std::exp(static_cast<long double>(eps)) * realized(oracle, z + d));
+      worst = std::max(worst, s);
+    }
+    INFO("eps " << eps << " realized delta " << m.realized_delta() << " brute force " << double(worst));
+    CHECK(double(worst) <= m.realized_delta());
+    CHECK(m.realized_delta() <= 1e-3 / (1 + 1e-9));
+    CHECK(m.realized_delta() >= labeldp::discrete_gaussian_delta(m.noise().sigma2(), eps, 3));
+  }
+  // A noise too narrow for a table (sigma 0.45 steps) keeps CKS 2020's sampler and its exact delta.
+  const DiscreteGaussianMechanism narrow(0, 5000, 80, 1e-6, 1250, true);
+  CHECK_FALSE(narrow.noise().table);
+  CHECK(narrow.realized_delta() ==
+        labeldp::discrete_gaussian_delta(narrow.noise().sigma2(), 80, narrow.grid().steps()));
+}

@@ -136,9 +136,10 @@ class LabelGrid {
       if (std::isfinite(double(v))) return v;
       return v > 0 ? std::numeric_limits<Scalar>::max() : std::numeric_limits<Scalar>::lowest();
     }
-    if (j <= 0) return m_lo;
-    if (j >= m_steps) return m_clip_top;
-    return m_lo + Scalar(j) * m_step;
+    // Selects rather than branches: which side of [0, N] a noisy index falls is unpredictable.
+    const std::int64_t c = std::min(std::max(j, std::int64_t(0)), m_steps);
+    const Scalar inside = m_lo + Scalar(c) * m_step, edge = c == 0 ? m_lo : m_clip_top;
+    return ((c == 0) | (c == m_steps)) ? edge : inside;
   }
   /// All N + 1 values, value(0) .. value(N).
   Vector<Scalar> values() const {

@@ -1,25 +1,32 @@
 /// \file
 /// Gaussian baselines: the analytic Gaussian mechanism (Balle and Wang 2018) and the discrete
-/// Gaussian mechanism (Canonne, Kamath and Steinke 2020), both sampled exactly.
+/// Gaussian mechanism (Canonne, Kamath and Steinke 2020), both sampled in integer arithmetic.
 ///
 /// A continuous Gaussian cannot be sampled exactly in floating point, and textbook floating-point
 /// noise leaks through the gaps between doubles (Mironov 2012). Both mechanisms here therefore
-/// add discrete Gaussian noise on a public lattice to the label snapped to that lattice, with
-/// CKS 2020's exact rejection sampler (Algorithm 3) in integer arithmetic, and state the exact
-/// (eps, delta) of what is sampled (CKS 2020, Theorem 7).
+/// add discrete Gaussian noise on a public lattice to the label snapped to that lattice, drawn with
+/// integer arithmetic only: from a dyadic alias table whose realized law is within a factor
+/// \f$1 \pm \rho\f$ (\f$\rho \le 2^{-36}\f$) of the discrete Gaussian's, or, when that table's
+/// delta bound does not fit, with CKS 2020's exact rejection sampler (Algorithm 3); and state the
+/// (eps, delta) of what is sampled: CKS 2020, Theorem 7, exact for the rejection sampler and
+/// widened by the table's \f$\rho\f$ for the table (audited_gaussian_noise()).
 #pragma once
 
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/label_grid.hpp"
 #include "labeldp/core/prior.hpp"
+#include "labeldp/mechanisms/detail/discrete_gaussian.hpp"
 #include "labeldp/mechanisms/detail/lattice.hpp"
 
 namespace labeldp {
@@ -144,106 +151,6 @@ inline double discrete_gaussian_variance(double s2) {
   return v / discrete_gaussian_normalizer(s2);
 }
 
-/// Exact rejection sampler of the discrete Gaussian \f$N_Z(0, \sigma^2)\f$, \f$\sigma^2 = M/2^f\f$
-/// (Canonne, Kamath and Steinke 2020, Algorithm 3): proposals Y from the discrete Laplace of scale
-/// t, t the smallest power of two above sigma (CKS use floor(sigma) + 1; the algorithm is exact
-/// for every t > 0, and a power of two lets DiscreteLaplace draw Y with its fast exact Bernoulli
-/// draws on 64-bit fractions: about 3x the throughput, for an acceptance rate of 0.55 to 0.76
-/// instead of about 0.76), kept with probability \f$e^{-(|Y| - \sigma^2/t)^2/2\sigma^2}\f$, a ratio
-/// of 128-bit integers. Proposals with \f$|Y| \ge 128t\f$ are rejected too, so the output is
-/// \f$N_Z(0, \sigma^2)\f$ conditioned on \f$|Y| < 128t\f$: mass below \f$e^{-8192}\f$ is removed, which
-/// the delta accounting absorbs (it certifies delta with a 1e-9 relative margin, far above
-/// \f$2(1+e^{\varepsilon})e^{-8192}\f$).
-struct DiscreteGaussianSampler {
-  std::uint64_t m = 1;  // sigma^2 = m / 2^f
-  int f = 0;
-  std::uint64_t t = 1;
-
-  DiscreteGaussianSampler() = default;
-  DiscreteGaussianSampler(std::uint64_t num, int log2_den) : m(num), f(log2_den) {
-    const u128 q = u128(1) << f;
-    t = std::uint64_t(std::floor(std::sqrt(double(m) / double(q))));
-    while (u128(t) * t * q <= m) ++t;  // smallest t with t^2 > sigma^2
-    while (t > 1 && u128(t - 1) * (t - 1) * q > m) --t;
-    t = std::bit_ceil(t);  // a power of two (exact for every t; see above)
-    if (u128(t) * t * q >= (u128(1) << 56)) throw std::logic_error("discrete Gaussian parameters out of range");
-    m_proposal = DiscreteLaplace(1, t);
-  }
-  double sigma2() const { return std::ldexp(double(m), -f); }
-
-  template <std::uniform_random_bit_generator G>
-  std::int64_t operator()(G& gen) const {
-    NoiseBits<G> bits(gen);
-    const u128 q = u128(1) << f, tq = u128(t) * q;
-    const u128 den = 2 * u128(m) * q * u128(t) * u128(t);
-    for (;;) {
-      // Y: discrete Laplace of scale t (exact; -0 already rejected), |Y| < 128 t.
-      const std::int64_t z = m_proposal(gen);
-      const bool negative = z < 0;
-      const std::uint64_t y = negative ? std::uint64_t(0) - std::uint64_t(z) : std::uint64_t(z);
-      if (y >= 128 * t) continue;
-      // gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - m)^2 / (2 m q t^2)
-      const u128 a = u128(y) * tq, diff = a >= m ? a - m : u128(m) - a;
-      if (exp_minus_words(diff * diff, den, gen, bits)) return negative ? -std::int64_t(y) : std::int64_t(y);
-    }
-  }
-
-  /// True with probability exactly \f$e^{-n/d}\f$, \f$d < 2^{113}\f$: CKS 2020, Algorithm 1 (as
-  /// bernoulli_exp_minus()), each Bernoulli(\f$\gamma/K\f$) drawn by ratio_word().
-  template <typename G>
-  static bool exp_minus_words(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
-    auto unit = [&](u128 num, u128 den) {  // e^{-num/den}, num <= den
-      std::uint64_t k = 1;
-      while (ratio_word(num, den * k, gen, bits))
-        if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("exp_minus_words: impossible trial count");
-      return (k & 1) == 1;
-    };
-    if (n <= d) return unit(n, d);
-    for (u128 q = n / d; q > 0; --q)
-      if (!unit(1, 1)) return false;
-    return unit(n % d, d);
-  }
-
-  /// True with probability exactly n/d (d < 2^127): a uniform U whose first 64 bits are one
-  /// word u, compared with n/d. A double estimate of \f$2^{64} n/d\f$ (relative error below
-  /// \f$2^{-51}\f$, so within \f$2^{13}\f$) settles it unless u is within \f$2^{14}\f$ of it
-  /// (probability below \f$2^{-49}\f$); then u's bits and further random bits are compared with
-  /// the exact binary expansion of n/d (long division). One word and no loop per draw, where
-  /// NoiseBits::ratio() branches on every bit.
-  template <typename G>
-  static bool ratio_word(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
-    if (n >= d) return true;
-    if (n == 0) return false;
-    constexpr std::uint64_t margin = std::uint64_t(1) << 14, top = ~std::uint64_t(0);
-    const double est = double(n) / double(d) * 18446744073709551616.0;
-    const std::uint64_t e = est >= 18446744073709551615.0 ? top : std::uint64_t(est);
-    const std::uint64_t lo = e > margin ? e - margin : 0, hi = e < top - margin ? e + margin : top;
-    const std::uint64_t u = random_u64(gen);
-    if (u < lo) return true;   // U < (u + 1) 2^-64 <= lo 2^-64 <= n/d
-    if (u > hi) return false;  // U >= u 2^-64 > hi 2^-64 >= n/d
-    u128 r = n;
-    for (int i = 63; i >= 0; --i) {
-      r <<= 1;
-      const bool digit = r >= d;
-      if (digit) r -= d;
-      if (bool((u >> i) & 1) != digit) return digit;
-    }
-    return bits.ratio(r, d);  // the first 64 bits tied: the rest of the expansion, r / d
-  }
-
- private:
-  DiscreteLaplace m_proposal{1, 1};  // scale t
-};
-
-/// Dyadic sigma^2 >= s2 with 24 significant bits (rounded up: at most 2^-23 relative, so the
-/// guarantee only improves), which keeps the acceptance test's integers (numerator below 2^126,
-/// denominator 2 m 2^f t^2 below 2^113) and their long division within 128 bits.
-inline DiscreteGaussianSampler dyadic_sampler(double s2) {
-  const int f = std::clamp(23 - std::ilogb(s2), 0, 50);
-  const double scaled = std::ceil(std::ldexp(s2, f));
-  return DiscreteGaussianSampler(std::uint64_t(scaled), f);
-}
-
 }  // namespace detail
 
 /// The exact delta at `eps` of \f$y + Z\f$, \f$Z \sim N_Z(0, \sigma^2)\f$, for integer inputs at
@@ -316,6 +223,29 @@ inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double del
   return s;
 }
 
+/// The Gaussian mechanisms' noise of sigma^2 `exact.sigma2()` and its realized delta at eps for
+/// sensitivity D. The tabled sampler (TabledDiscreteGaussian: about two words per draw) is used
+/// when its delta bound, \f$(1 + \rho)\f$ times the exact delta at \f$\varepsilon - 4\rho\f$
+/// (rounded up), is at most delta / (1 + 1e-9); that bound is then the realized delta. Otherwise
+/// (a narrow noise, or a sigma so tight that the bound exceeds delta) CKS 2020's exact sampler,
+/// with the exact delta (CKS 2020, Theorem 7).
+inline std::pair<DiscreteGaussianNoise, double> audited_gaussian_noise(const DiscreteGaussianSampler& exact, double eps,
+                                                                       double delta, std::int64_t D) {
+  DiscreteGaussianNoise noise{exact, std::nullopt};
+  if (auto table = TabledDiscreteGaussian::build(exact.m, exact.f)) {
+    const double rho = double(table->relative_error());
+    if (eps - 4 * rho > 0) {
+      const double bound = std::nextafter((1 + 2 * rho) * discrete_gaussian_delta(exact.sigma2(), eps - 4 * rho, D),
+                                          std::numeric_limits<double>::infinity());
+      if (bound <= delta / (1 + 1e-9)) {
+        noise.table = std::move(table);
+        return {std::move(noise), bound};
+      }
+    }
+  }
+  return {std::move(noise), discrete_gaussian_delta(exact.sigma2(), eps, D)};
+}
+
 /// Exact E[(out - y)^2] for discrete Gaussian noise (sigma^2 = s2 grid steps) on a grid,
 /// out = grid.output(grid.index(y) + Z, clip).
 inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, double s2, double y) {
@@ -347,7 +277,9 @@ inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, doubl
 /// clipped back to [lo, hi]: post-processing). Sigma is the smallest (to 1e-9 relative, then
 /// rounded up to a dyadic sigma^2 of 24 significant bits) whose exact delta for sensitivity N
 /// (CKS 2020, Theorem 7; see discrete_gaussian_delta()) is at most delta / (1 + 1e-9).
-/// Sampling is exact (CKS 2020, Algorithm 3) and its work does not depend on the label.
+/// The noise is drawn from a table whose delta bound is audited, else exactly by CKS 2020's
+/// Algorithm 3 (detail::audited_gaussian_noise(); realized_delta() is what is certified for the
+/// sampler used); its work does not depend on the label.
 /// Supported: eps <= 100, sigma at most 2^16 grid steps (detail::kMaxGaussianSigmaSteps).
 ///
 /// \code{.cpp}
@@ -364,19 +296,21 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
     validate_epsilon(eps);
     if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the discrete Gaussian", eps);
     detail::validate_delta(delta);
-    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxGaussianSigmaSteps,
-                                                   "use a coarser 'resolution'");
-    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_grid.steps());
+    std::tie(m_noise, m_realized_delta) = detail::audited_gaussian_noise(
+        detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxGaussianSigmaSteps,
+                                           "use a coarser 'resolution'"),
+        eps, delta, m_grid.steps());
   }
   double eps() const { return m_eps; }
   /// The requested delta; the realized one is realized_delta() <= delta / (1 + 1e-9).
   double delta() const { return m_delta; }
+  /// The certified delta at eps of the noise as sampled (see detail::audited_gaussian_noise()).
   double realized_delta() const { return m_realized_delta; }
   /// Sigma in label units.
-  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_grid.step(); }
+  double sigma() const { return std::sqrt(m_noise.sigma2()) * m_grid.step(); }
   /// sigma^2 in grid units, exactly: sigma2_numerator() / 2^sigma2_log2_denominator().
-  std::uint64_t sigma2_numerator() const { return m_sampler.m; }
-  int sigma2_log2_denominator() const { return m_sampler.f; }
+  std::uint64_t sigma2_numerator() const { return m_noise.exact.m; }
+  int sigma2_log2_denominator() const { return m_noise.exact.f; }
   double resolution() const { return m_grid.step(); }
   bool clipped() const { return m_clip; }
   /// The grid of step resolution() the labels are snapped to.
@@ -384,18 +318,18 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
 
   /// Probability of noise z grid steps (the untruncated pmf; see DiscreteGaussianSampler).
   double noise_pmf(std::int64_t z) const {
-    const double s2 = m_sampler.sigma2();
+    const double s2 = m_noise.sigma2();
     return std::exp(-double(z) * double(z) / (2 * s2)) / detail::discrete_gaussian_normalizer(s2);
   }
   /// The noise sampler, on grid steps.
-  const detail::DiscreteGaussianSampler& noise() const { return m_sampler; }
+  const detail::DiscreteGaussianNoise& noise() const { return m_noise; }
   /// Exact E[(M(y) - y)^2] for a finite label y (clipped when the mechanism clips), measured from y.
-  double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_sampler.sigma2(), y); }
+  double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_noise.sigma2(), y); }
   std::string to_json() const {
     return detail::baseline_json_head("discrete-gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
            ",\"resolution\":" + json_number(m_grid.step()) + ",\"sigma\":" + json_number(sigma()) +
-           ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
-           ",\"sigma2_log2_denominator\":" + std::to_string(m_sampler.f) +
+           ",\"sigma2_numerator\":" + std::to_string(m_noise.exact.m) +
+           ",\"sigma2_log2_denominator\":" + std::to_string(m_noise.exact.f) +
            ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
   }
 
@@ -403,11 +337,11 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
   LabelGrid<> m_grid;
   double m_eps, m_delta;
   bool m_clip;
-  detail::DiscreteGaussianSampler m_sampler;
+  detail::DiscreteGaussianNoise m_noise;
   double m_realized_delta = 0;
 };
 
-/// The analytic Gaussian mechanism (Balle and Wang 2018), sampled exactly.
+/// The analytic Gaussian mechanism (Balle and Wang 2018), sampled in integer arithmetic.
 ///
 /// analytic_sigma() is Balle and Wang's smallest sigma for sensitivity hi - lo. What is sampled
 /// is its exact lattice counterpart: the label, clipped to [lo, hi], is snapped to the public
@@ -415,12 +349,13 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
 /// \f$\max(\sigma/2^{14}, \min(\sigma/2^{10}, (hi - lo)/2^{12}))\f$, so snapped labels are at
 /// most \f$D = \mathrm{round}((hi - lo)/g)\f$ steps apart (at most half a step more than
 /// hi - lo: the guarantee's loss from the lattice; when sigma is so large that g exceeds
-/// 2(hi - lo), every label snaps to lo and D = 1), and discrete Gaussian noise (CKS 2020,
-/// Algorithm 3, exact) is added with the smallest lattice sigma whose exact delta for D (CKS
-/// 2020, Theorem 7) is at most delta / (1 + 1e-9). sigma() is that realized sigma in label
-/// units, slightly above analytic_sigma() because of the widened sensitivity (by at most
-/// g/(2(hi - lo)) relative: 1.2e-4 unless sigma > 4 (hi - lo), sigma/(2^15 (hi - lo)) beyond);
-/// realized_delta() its exact delta.
+/// 2(hi - lo), every label snaps to lo and D = 1), and discrete Gaussian noise is added with the
+/// smallest lattice sigma whose exact delta for D (CKS 2020, Theorem 7) is at most
+/// delta / (1 + 1e-9), drawn as DiscreteGaussianMechanism's (an audited table, else CKS 2020's
+/// Algorithm 3). sigma() is that realized sigma in label units, slightly above analytic_sigma()
+/// because of the widened sensitivity (by at most g/(2(hi - lo)) relative: 1.2e-4 unless
+/// sigma > 4 (hi - lo), sigma/(2^15 (hi - lo)) beyond); realized_delta() the delta certified
+/// for the noise as sampled.
 ///
 /// \code{.cpp}
 /// labeldp::AnalyticGaussianMechanism ag(0, 5000, 1.0, 1e-6, /*clip=*/true);
@@ -436,33 +371,34 @@ class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussia
         m_clip(clip),
         m_analytic_sigma(checked_analytic_sigma(lo, hi, eps, delta)),
         m_grid(LabelGrid<>::power_of_two(lo, hi, grid_step_for(m_analytic_sigma, hi - lo))) {
-    m_sampler = detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxAnalyticSigmaSteps,
-                                                   "the noise would be more than 2^17 times the label range: "
-                                                   "use a larger eps or delta");
-    m_realized_delta = discrete_gaussian_delta(m_sampler.sigma2(), eps, m_grid.steps());
+    std::tie(m_noise, m_realized_delta) = detail::audited_gaussian_noise(
+        detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxAnalyticSigmaSteps,
+                                           "the noise would be more than 2^17 times the label range: "
+                                           "use a larger eps or delta"),
+        eps, delta, m_grid.steps());
   }
   double eps() const { return m_eps; }
   double delta() const { return m_delta; }
   double realized_delta() const { return m_realized_delta; }
   double analytic_sigma() const { return m_analytic_sigma; }
-  double sigma() const { return std::sqrt(m_sampler.sigma2()) * m_grid.step(); }
+  double sigma() const { return std::sqrt(m_noise.sigma2()) * m_grid.step(); }
   /// The grid step g (a power of two).
   double grid_step() const { return m_grid.step(); }
   bool clipped() const { return m_clip; }
   /// The power-of-two grid the labels are snapped to.
   const LabelGrid<>& grid() const { return m_grid; }
-  std::uint64_t sigma2_numerator() const { return m_sampler.m; }
-  int sigma2_log2_denominator() const { return m_sampler.f; }
+  std::uint64_t sigma2_numerator() const { return m_noise.exact.m; }
+  int sigma2_log2_denominator() const { return m_noise.exact.f; }
 
   /// The noise sampler, on grid steps.
-  const detail::DiscreteGaussianSampler& noise() const { return m_sampler; }
+  const detail::DiscreteGaussianNoise& noise() const { return m_noise; }
   /// Exact E[(M(y) - y)^2] for a finite label y, for the lattice mechanism actually sampled.
-  double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_sampler.sigma2(), y); }
+  double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_noise.sigma2(), y); }
   std::string to_json() const {
     return detail::baseline_json_head("gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
            ",\"sigma\":" + json_number(sigma()) + ",\"analytic_sigma\":" + json_number(m_analytic_sigma) +
-           ",\"grid_step\":" + json_number(m_grid.step()) + ",\"sigma2_numerator\":" + std::to_string(m_sampler.m) +
-           ",\"sigma2_log2_denominator\":" + std::to_string(m_sampler.f) +
+           ",\"grid_step\":" + json_number(m_grid.step()) + ",\"sigma2_numerator\":" + std::to_string(m_noise.exact.m) +
+           ",\"sigma2_log2_denominator\":" + std::to_string(m_noise.exact.f) +
            ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
   }
 
@@ -483,7 +419,7 @@ class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussia
   bool m_clip;
   double m_analytic_sigma;
   LabelGrid<> m_grid;
-  detail::DiscreteGaussianSampler m_sampler;
+  detail::DiscreteGaussianNoise m_noise;
   double m_realized_delta = 0;
 };
 
