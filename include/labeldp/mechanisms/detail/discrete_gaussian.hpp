@@ -122,7 +122,7 @@ inline DiscreteGaussianSampler dyadic_sampler(double s2) {
 }
 
 /// The discrete Gaussian \f$N_Z(0, \sigma^2)\f$, \f$\sigma^2 = M/2^f\f$, as realized by a dyadic
-/// alias table: one 64-bit word per draw up to sigma = 512 and about three beyond, where
+/// alias table: one 64-bit word per draw up to sigma = 512 and about two beyond, where
 /// DiscreteGaussianSampler takes about six and several unpredictable loops.
 ///
 /// **Sampling.** The values are cut into entries of one dyadic alias table (one row of
@@ -132,9 +132,9 @@ inline DiscreteGaussianSampler dyadic_sampler(double s2) {
 /// most -(S + 1) (S the least multiple of w leaving at most \f$2^{-12}\f$ of one side's mass
 /// beyond it). An entry e is drawn with weight \f$W_e \approx 2^{64} P_e\f$, \f$P_e\f$ its share of
 /// the mass \f$q(z) = e^{-z^2/2\sigma^2}\f$. Inside a bin of first magnitude b, the offset U is
-/// uniform on K bits and kept with probability \f$e^{-((b + U)^2 - b^2)/2\sigma^2}\f$ (exact, as
-/// CKS 2020's Algorithm 1 with one-word rational Bernoulli draws,
-/// DiscreteGaussianSampler::exp_minus_words(); about 0.98 or more, else U is drawn again), so the
+/// uniform on K bits and kept with probability \f$e^{-((b + U)^2 - b^2)/2\sigma^2}\f$ (exact: CKS 2020's
+/// Algorithm 1 with rational Bernoulli draws, the first from the rest of U's word; about 0.98 or
+/// more, else U is drawn again), so the
 /// value has exactly the conditional law \f$\propto q\f$ on the bin. On a tail of first magnitude
 /// b, the magnitude is b + g, g >= 0 from the discrete Laplace of ratio \f$e^{-b/\sigma^2}\f$
 /// (its negative draws rejected), kept with probability \f$e^{-g^2/2\sigma^2}\f$: exactly
@@ -171,6 +171,7 @@ class TabledDiscreteGaussian {
     TabledDiscreteGaussian t;
     t.m_m = M;
     t.m_f = f;
+    t.m_scale = std::ldexp(1.0, f) / (2 * static_cast<double>(M));
     if (M == 0 || f < 0 || f > 62) return std::nullopt;
     const LD s2 = std::ldexp(static_cast<LD>(M), -f), sigma = std::sqrt(s2);
     if (!(sigma >= 0.5L && sigma <= kMaxSigma)) return std::nullopt;
@@ -265,18 +266,7 @@ class TabledDiscreteGaussian {
       // Branch-free sign (the side is as random as the draw): neg = 1 for the negative bins.
       const std::uint64_t neg = std::uint64_t(e >= T);
       std::uint64_t a = ((e - neg * T) << m_k) + neg;  // the bin's first magnitude
-      if (m_k > 0) {
-        NoiseBits<G> bits(gen);
-        const u128 base = u128(a), den = 2 * u128(m_m);
-        for (;;) {
-          const std::uint64_t u = bits.bits(m_k);
-          // e^{-((a + u)^2 - a^2) / 2 sigma^2} = e^{-(2 a u + u^2) 2^f / 2M}
-          if (u == 0 || DiscreteGaussianSampler::exp_minus_words((2 * base * u + u128(u) * u) << m_f, den, gen, bits)) {
-            a += u;
-            break;
-          }
-        }
-      }
+      if (m_k > 0) a += offset(a, gen);
       return std::int64_t((a ^ (std::uint64_t(0) - neg)) + neg);  // -a when neg (two's complement)
     }
     const bool negative = e == 2 * T + 1;
@@ -285,6 +275,49 @@ class TabledDiscreteGaussian {
   }
 
  private:
+  // The offset U in a bin of first magnitude b: one word gives U (its low K bits) and the first
+  // trial of CKS 2020's Algorithm 1 for e^{-x}, x = (2bU + U^2) / 2 sigma^2 (its other bits, the
+  // start of a uniform U' compared with x: Bernoulli(x)); a false trial keeps U (k = 1, odd),
+  // a true one (probability x <= 1/60) continues the algorithm from k = 2 with one-word trials.
+  template <typename G>
+  std::uint64_t offset(std::uint64_t b, G& gen) const {
+    NoiseBits<G> bits(gen);
+    const u128 d = 2 * u128(m_m);
+    for (;;) {
+      const std::uint64_t w = random_u64(gen), u = w & ((std::uint64_t(1) << m_k) - 1);
+      if (u == 0) return 0;                         // x = 0: kept
+      const std::uint64_t small = (2 * b + u) * u;  // below 2^40: exact in a double
+      const u128 n = u128(small) << m_f;
+      if (!first_trial(w >> m_k, 64 - m_k, small, n, d, bits)) return u;
+      std::uint64_t k = 2;
+      while (DiscreteGaussianSampler::ratio_word(n, d * k, gen, bits))
+        if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("tabled discrete Gaussian: impossible trial count");
+      if (k & 1) return u;
+    }
+  }
+
+  // True with probability exactly n/d < 1 (n = small 2^f, d = 2M), for the uniform real whose
+  // first `nb` bits are v: a double estimate of 2^nb n/d (relative error below 2^-51, so within
+  // 2^13 of it) settles it unless v is within 2^14 of it; then v's bits and further random bits
+  // are compared with the exact binary expansion of n/d (long division).
+  template <typename G>
+  bool first_trial(std::uint64_t v, int nb, std::uint64_t small, u128 n, u128 d, NoiseBits<G>& bits) const {
+    constexpr double margin = 16384;
+    const double e = std::ldexp(static_cast<double>(small) * m_scale, nb);  // < 2^nb / 60
+    if (e > margin) {
+      if (v < std::uint64_t(e - margin)) return true;  // U' < (v + 1) 2^-nb <= n/d
+    }
+    if (static_cast<double>(v) > e + margin) return false;  // U' >= v 2^-nb > n/d
+    u128 r = n;
+    for (int i = nb - 1; i >= 0; --i) {
+      r <<= 1;
+      const bool digit = r >= d;
+      if (digit) r -= d;
+      if (bool((v >> i) & 1) != digit) return digit;
+    }
+    return bits.ratio(r, d);  // the first nb bits tied: the rest of the expansion, r / d
+  }
+
   // A magnitude b + g of a tail (see the class comment); `ratio` has ratio e^{-b / sigma^2}.
   template <typename G>
   std::uint64_t tail_draw(const DiscreteLaplace& ratio, std::uint64_t b, G& gen) const {
@@ -300,6 +333,7 @@ class TabledDiscreteGaussian {
   std::uint64_t m_m = 1;
   int m_f = 0;
   int m_k = 0;
+  double m_scale = 0;  // 2^f / 2M, rounded: sigma^-2 / 2
   std::int64_t m_bins = 0;
   long double m_rho = 1;
   std::vector<long double> m_mass;  // each entry's mass (unnormalized)
