@@ -573,3 +573,33 @@ TEST_CASE("Gaussian mechanisms: the tabled noise's delta bound covers its brute-
   CHECK(narrow.realized_delta() ==
         labeldp::discrete_gaussian_delta(narrow.noise().sigma2(), 80, narrow.grid().steps()));
 }
+
+TEST_CASE("tabled discrete Gaussian: ratio_prefix compares U' with n/d exactly, also inside the estimate's margin",
+          "[gaussian]") {
+  using u128 = labeldp::detail::u128;
+  // n/d with d < 2^64, U' with its first nb bits v: true iff U' < n/d.
+  for (int nb : {55, 63}) {
+    for (auto [n, d] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+             {1, 3},
+             {2, 7},
+             {123456789, 1000000007},
+             {1, 61},
+             {(std::uint64_t(1) << 62) + 5, (std::uint64_t(1) << 63) + 11}}) {
+      const u128 scaled = u128(n) << nb, w128 = scaled / d, rem = scaled % d;
+      const std::uint64_t w = std::uint64_t(w128);
+      const double estimate = std::ldexp(double(n) / double(d), nb);
+      if (estimate >= std::ldexp(1.0, 62)) continue;  // ratio_prefix's range
+      INFO("nb " << nb << " n " << n << " d " << d);
+      SeededRandom g(5);
+      labeldp::detail::NoiseBits<SeededRandom> bits(g);
+      for (std::int64_t off : {-20000, -100, -1, 1, 100, 20000})
+        CHECK(TabledDiscreteGaussian::ratio_prefix(w + std::uint64_t(off), nb, estimate, n, d, bits) == (off < 0));
+      // v == w: true exactly when the later bits are below rem / d.
+      long long hits = 0;
+      const int trials = 20000;
+      for (int i = 0; i < trials; ++i) hits += TabledDiscreteGaussian::ratio_prefix(w, nb, estimate, n, d, bits);
+      const double p = double(rem) / double(d);
+      CHECK(std::abs(double(hits) - trials * p) <= 6 * std::sqrt(trials * p * (1 - p)) + 1);
+    }
+  }
+}

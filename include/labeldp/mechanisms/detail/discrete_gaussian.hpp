@@ -274,6 +274,26 @@ class TabledDiscreteGaussian {
     return negative ? -std::int64_t(a) : std::int64_t(a);
   }
 
+  /// True with probability exactly n/d (n < d < 2^126) for the uniform real U' whose first `nb`
+  /// bits (1 <= nb <= 63) are v and whose later bits come from `bits`: `estimate`, \f$2^{nb} n/d\f$
+  /// within \f$2^{-51}\f$ relative and below \f$2^{62}\f$, settles it unless v is within
+  /// \f$2^{14}\f$ of it; then v's bits and further random bits are compared with the exact binary
+  /// expansion of n/d (long division).
+  template <typename G>
+  static bool ratio_prefix(std::uint64_t v, int nb, double estimate, u128 n, u128 d, NoiseBits<G>& bits) {
+    constexpr double margin = 16384;  // the estimate is within 2^62 2^-51 = 2^11 of 2^nb n/d
+    if (estimate > margin && v < std::uint64_t(estimate - margin)) return true;  // U' < (v + 1) 2^-nb <= n/d
+    if (static_cast<double>(v) > estimate + margin) return false;                // U' >= v 2^-nb > n/d
+    u128 r = n;
+    for (int i = nb - 1; i >= 0; --i) {
+      r <<= 1;
+      const bool digit = r >= d;
+      if (digit) r -= d;
+      if (bool((v >> i) & 1) != digit) return digit;
+    }
+    return bits.ratio(r, d);  // the first nb bits tied: the rest of the expansion, r / d
+  }
+
  private:
   // The offset U in a bin of first magnitude b: one word gives U (its low K bits) and the first
   // trial of CKS 2020's Algorithm 1 for e^{-x}, x = (2bU + U^2) / 2 sigma^2 (its other bits, the
@@ -288,34 +308,14 @@ class TabledDiscreteGaussian {
       if (u == 0) return 0;                         // x = 0: kept
       const std::uint64_t small = (2 * b + u) * u;  // below 2^40: exact in a double
       const u128 n = u128(small) << m_f;
-      if (!first_trial(w >> m_k, 64 - m_k, small, n, d, bits)) return u;
+      // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative.
+      const double estimate = std::ldexp(static_cast<double>(small) * m_scale, 64 - m_k);
+      if (!ratio_prefix(w >> m_k, 64 - m_k, estimate, n, d, bits)) return u;
       std::uint64_t k = 2;
       while (DiscreteGaussianSampler::ratio_word(n, d * k, gen, bits))
         if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("tabled discrete Gaussian: impossible trial count");
       if (k & 1) return u;
     }
-  }
-
-  // True with probability exactly n/d < 1 (n = small 2^f, d = 2M), for the uniform real whose
-  // first `nb` bits are v: a double estimate of 2^nb n/d (relative error below 2^-51, so within
-  // 2^13 of it) settles it unless v is within 2^14 of it; then v's bits and further random bits
-  // are compared with the exact binary expansion of n/d (long division).
-  template <typename G>
-  bool first_trial(std::uint64_t v, int nb, std::uint64_t small, u128 n, u128 d, NoiseBits<G>& bits) const {
-    constexpr double margin = 16384;
-    const double e = std::ldexp(static_cast<double>(small) * m_scale, nb);  // < 2^nb / 60
-    if (e > margin) {
-      if (v < std::uint64_t(e - margin)) return true;  // U' < (v + 1) 2^-nb <= n/d
-    }
-    if (static_cast<double>(v) > e + margin) return false;  // U' >= v 2^-nb > n/d
-    u128 r = n;
-    for (int i = nb - 1; i >= 0; --i) {
-      r <<= 1;
-      const bool digit = r >= d;
-      if (digit) r -= d;
-      if (bool((v >> i) & 1) != digit) return digit;
-    }
-    return bits.ratio(r, d);  // the first nb bits tied: the rest of the expansion, r / d
   }
 
   // A magnitude b + g of a tail (see the class comment); `ratio` has ratio e^{-b / sigma^2}.
