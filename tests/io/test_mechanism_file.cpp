@@ -294,3 +294,42 @@ TEST_CASE("An unbiased file applied to labels between its inputs stays unbiased 
   CHECK(std::abs(mean - 0.5) < 6 * sd);
   CHECK(std::abs(1.0 - 0.5) > 30 * sd);  // the test can tell the two roundings apart
 }
+
+TEST_CASE(
+    "Gaussian files: 'noise': 'table' loads the audited table; a file without it (written before the table) "
+    "loads CKS 2020's exact sampler and its exact delta; another value is refused",
+    "[mechanism_file]") {
+  using Catch::Matchers::Contains;
+  labeldp::BaselineSpec s;
+  s.eps = 1;
+  s.delta = 1e-5;
+  s.lo = 0;
+  s.hi = 10;
+  for (const char* kind : {"gaussian", "discrete-gaussian"}) {
+    INFO(kind);
+    s.kind = kind;
+    s.resolution = std::string(kind) == "discrete-gaussian" ? std::optional<double>(0.5) : std::nullopt;
+    const AnyMechanism tabled = labeldp::make_baseline(s);
+    const std::string table_json = tabled.to_json();
+    CHECK_THAT(table_json, Contains("\"noise\":\"table\""));
+    CHECK(labeldp::io::load_mechanism(table_json, "t.json").to_json() == table_json);
+    s.gaussian_noise = labeldp::GaussianNoise::exact;
+    const std::string exact_json = labeldp::make_baseline(s).to_json();
+    s.gaussian_noise = labeldp::GaussianNoise::table;
+    CHECK(exact_json.find("\"noise\"") == std::string::npos);
+    CHECK(exact_json != table_json);  // realized_delta: the table's bound is above the exact delta
+    CHECK(labeldp::io::load_mechanism(exact_json, "e.json").to_json() == exact_json);
+    CHECK_THAT(load_error(replace(table_json, "\"noise\":\"table\"", "\"noise\":\"exact\"")), Contains("'noise'"));
+    // A file claiming the table's delta without the field does not load (its realized_delta is not the exact one).
+    CHECK_THAT(load_error(replace(table_json, ",\"noise\":\"table\"", "")), Contains("'realized_delta'"));
+  }
+  // Files written before the table (as in tests/fuzz/corpus/mechanism_json) load, with the exact sampler.
+  for (
+      const char* old :
+      {R"({"format":"labeldp-mechanism","version":1,"mechanism":"gaussian","eps":1,"delta":1.0000000000000001e-05,"sensitivity":10,"lo":0,"hi":10,"clip":false,"sigma":37.306316432040553,"analytic_sigma":37.306316348159463,"grid_step":0.001953125,"sigma2_numerator":364841860,"sigma2_log2_denominator":0,"realized_delta":9.999999621717338e-06})",
+       R"({"format":"labeldp-mechanism","version":1,"mechanism":"discrete-gaussian","eps":1,"delta":1.0000000000000001e-05,"sensitivity":10,"lo":0,"hi":10,"clip":false,"resolution":0.5,"sigma":37.306522369796475,"sigma2_numerator":11401434,"sigma2_log2_denominator":11,"realized_delta":9.9999969535654362e-06})"}) {
+    INFO(old);
+    CHECK(load_error(old).empty());
+    CHECK(labeldp::io::load_mechanism(old, "old.json").to_json() == old);
+  }
+}

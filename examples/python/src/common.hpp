@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "labeldp/core/keyed_random.hpp"
+#include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
 
 namespace labeldp::python {
@@ -62,6 +63,9 @@ inline std::string element(const char* name, std::size_t i) {
   fail(element("labels", std::size_t(i)) +
        " is not finite: every label must be a finite number (the value is not shown: labels are private)");
 }
+
+/// A NumPy copy of a vector.
+inline py::array_t<double> to_array(const Vector<double>& v) { return py::array_t<double>(v.size(), v.data()); }
 
 /// Checks one prior given as two sequences, as the CLI's prior file rules: `values` finite and
 /// distinct, `probs` finite, >= 0, summing to 1 within 1e-9, as many as the values.

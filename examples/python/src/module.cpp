@@ -136,8 +136,6 @@ py::array_t<double> privatize(const PyMechanism& pm, const DoubleArray& labels, 
   return out;
 }
 
-py::array_t<double> to_array(const Vector<double>& v) { return py::array_t<double>(v.size(), v.data()); }
-
 const char* kModuleDoc = R"(labeldp: optimal label-differential-privacy mechanisms for regression.
 
 Build a mechanism from a prior (rr_on_bins, optimal, unbiased), a histogram (interval) or a public

@@ -143,8 +143,6 @@ std::vector<std::int64_t> read_counts(const py::object& counts_object, Index gri
   return out;
 }
 
-py::array_t<double> to_array(const Vector<double>& v) { return py::array_t<double>(v.size(), v.data()); }
-
 }  // namespace
 
 void bind_prior(py::module_& mod) {

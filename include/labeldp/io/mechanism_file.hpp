@@ -153,6 +153,12 @@ inline AnyMechanism load_baseline(const JsonValue& doc, const std::string& kind)
   s.hi = doc.number("hi");
   s.clip = doc.boolean("clip");
   s.resolution = doc.optional_number("resolution");
+  if (kind == "gaussian" || kind == "discrete-gaussian") {
+    // "noise": "table" (the audited table); absent in files written before it: the exact sampler
+    // those files describe, whose realized_delta they state.
+    if (doc.contains("noise") && doc.string("noise") != "table") doc.at("noise").fail("must be \"table\" or absent");
+    s.gaussian_noise = doc.contains("noise") ? GaussianNoise::table : GaussianNoise::exact;
+  }
   AnyMechanism m = [&] {
     try {
       return make_baseline(s);

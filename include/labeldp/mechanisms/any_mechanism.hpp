@@ -256,6 +256,8 @@ struct BaselineSpec {
   std::optional<double> resolution;
   bool clip = false;
   std::optional<FinitePrior<double>> prior;
+  /// The Gaussian kinds' noise: the audited table when it fits (default), or always exact.
+  GaussianNoise gaussian_noise = GaussianNoise::table;
 };
 
 /// The kinds make_baseline() builds, in the contract's order.
@@ -364,10 +366,11 @@ inline AnyMechanism make_baseline(const BaselineSpec& s) {
     return AnyMechanism(k, ExponentialMechanism<double>(
                                LabelGrid<double>(s.lo, s.hi, s.resolution.value_or((s.hi - s.lo) / 1024)), s.eps));
   if (k == "gaussian")
-    return AnyMechanism(k, AnalyticGaussianMechanism(s.lo, s.hi, s.eps, detail::require_delta(s), s.clip));
+    return AnyMechanism(
+        k, AnalyticGaussianMechanism(s.lo, s.hi, s.eps, detail::require_delta(s), s.clip, s.gaussian_noise));
   if (k == "discrete-gaussian")
     return AnyMechanism(k, DiscreteGaussianMechanism(s.lo, s.hi, s.eps, detail::require_delta(s),
-                                                     detail::require_resolution(s), s.clip));
+                                                     detail::require_resolution(s), s.clip, s.gaussian_noise));
   if (k == "staircase") return AnyMechanism(k, StaircaseMechanism(s.lo, s.hi, s.eps, s.clip));
   if (k == "discrete-staircase")
     return AnyMechanism(k, DiscreteStaircaseMechanism(s.lo, s.hi, s.eps, detail::require_resolution(s), s.clip));

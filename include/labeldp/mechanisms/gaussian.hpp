@@ -185,6 +185,11 @@ inline double discrete_gaussian_delta(double s2, double eps, std::int64_t D) {
   return sum / detail::discrete_gaussian_normalizer(s2);
 }
 
+/// How the Gaussian mechanisms draw their noise: `table` (the default) from the audited table
+/// when its delta bound fits (else exactly), `exact` always by CKS 2020's Algorithm 3 (what a
+/// mechanism file written before the table, without a "noise" field, describes).
+enum class GaussianNoise { table, exact };
+
 namespace detail {
 
 /// The widest discrete Gaussian supported, in lattice steps: each exact delta evaluation
@@ -225,13 +230,16 @@ inline DiscreteGaussianSampler smallest_discrete_gaussian(double eps, double del
 
 /// The Gaussian mechanisms' noise of sigma^2 `exact.sigma2()` and its realized delta at eps for
 /// sensitivity D. The tabled sampler (TabledDiscreteGaussian: about two words per draw) is used
-/// when its delta bound, \f$(1 + \rho)\f$ times the exact delta at \f$\varepsilon - 4\rho\f$
-/// (rounded up), is at most delta / (1 + 1e-9); that bound is then the realized delta. Otherwise
-/// (a narrow noise, or a sigma so tight that the bound exceeds delta) CKS 2020's exact sampler,
-/// with the exact delta (CKS 2020, Theorem 7).
+/// when its delta bound, \f$(1 + 2\rho)\f$ times the exact delta at \f$\varepsilon - 4\rho\f$
+/// (rounded up; TabledDiscreteGaussian shows \f$(1 + \rho)\f$ at \f$\varepsilon - 3\rho\f$), is at
+/// most delta / (1 + 1e-9); that bound is then the realized delta. Otherwise (a narrow noise, a
+/// sigma so tight that the bound exceeds delta, or `choice` exact) CKS 2020's exact sampler, with
+/// the exact delta (CKS 2020, Theorem 7).
 inline std::pair<DiscreteGaussianNoise, double> audited_gaussian_noise(const DiscreteGaussianSampler& exact, double eps,
-                                                                       double delta, std::int64_t D) {
+                                                                       double delta, std::int64_t D,
+                                                                       GaussianNoise choice = GaussianNoise::table) {
   DiscreteGaussianNoise noise{exact, std::nullopt};
+  if (choice == GaussianNoise::exact) return {std::move(noise), discrete_gaussian_delta(exact.sigma2(), eps, D)};
   if (auto table = TabledDiscreteGaussian::build(exact.m, exact.f)) {
     const double rho = double(table->relative_error());
     if (eps - 4 * rho > 0) {
@@ -289,9 +297,12 @@ inline double grid_gaussian_loss(const LabelGrid<double>& grid, bool clip, doubl
 /// \endcode
 class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussianMechanism> {
  public:
+  /// `noise`: the audited table when its delta bound fits (default; the JSON then says
+  /// "noise": "table"), or always CKS 2020's exact sampler.
   /// \throws std::invalid_argument for a bad lo/hi/resolution (LabelGrid's rules), eps not in
   ///         (0, 100], delta not in [1e-300, 1), or noise wider than 2^16 grid steps.
-  DiscreteGaussianMechanism(double lo, double hi, double eps, double delta, double resolution, bool clip)
+  DiscreteGaussianMechanism(double lo, double hi, double eps, double delta, double resolution, bool clip,
+                            GaussianNoise noise = GaussianNoise::table)
       : m_grid(lo, hi, resolution), m_eps(eps), m_delta(delta), m_clip(clip) {
     validate_epsilon(eps);
     if (eps > 100) detail::fail_parameter("eps", "must be at most 100 for the discrete Gaussian", eps);
@@ -299,7 +310,7 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
     std::tie(m_noise, m_realized_delta) = detail::audited_gaussian_noise(
         detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxGaussianSigmaSteps,
                                            "use a coarser 'resolution'"),
-        eps, delta, m_grid.steps());
+        eps, delta, m_grid.steps(), noise);
   }
   double eps() const { return m_eps; }
   /// The requested delta; the realized one is realized_delta() <= delta / (1 + 1e-9).
@@ -316,21 +327,23 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
   /// The grid of step resolution() the labels are snapped to.
   const LabelGrid<>& grid() const { return m_grid; }
 
-  /// Probability of noise z grid steps (the untruncated pmf; see DiscreteGaussianSampler).
+  /// Probability of noise z grid steps under the discrete Gaussian (the table's realized law is
+  /// within a factor 1 +- rho of it: noise().table->pmf()).
   double noise_pmf(std::int64_t z) const {
     const double s2 = m_noise.sigma2();
     return std::exp(-double(z) * double(z) / (2 * s2)) / detail::discrete_gaussian_normalizer(s2);
   }
   /// The noise sampler, on grid steps.
   const detail::DiscreteGaussianNoise& noise() const { return m_noise; }
-  /// Exact E[(M(y) - y)^2] for a finite label y (clipped when the mechanism clips), measured from y.
+  /// E[(M(y) - y)^2] for a finite label y (clipped when the mechanism clips), measured from y: exact
+  /// for the discrete Gaussian, within a factor 1 +- rho for the tabled noise.
   double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_noise.sigma2(), y); }
   std::string to_json() const {
     return detail::baseline_json_head("discrete-gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
            ",\"resolution\":" + json_number(m_grid.step()) + ",\"sigma\":" + json_number(sigma()) +
            ",\"sigma2_numerator\":" + std::to_string(m_noise.exact.m) +
            ",\"sigma2_log2_denominator\":" + std::to_string(m_noise.exact.f) +
-           ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
+           ",\"realized_delta\":" + json_number(m_realized_delta) + (m_noise.table ? ",\"noise\":\"table\"}" : "}");
   }
 
  private:
@@ -364,8 +377,10 @@ class DiscreteGaussianMechanism : public detail::LatticeBaseline<DiscreteGaussia
 /// \endcode
 class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussianMechanism> {
  public:
+  /// `noise` as DiscreteGaussianMechanism's.
   /// \throws std::invalid_argument for bad lo/hi, eps not in (0, 100], delta not in [1e-300, 1).
-  AnalyticGaussianMechanism(double lo, double hi, double eps, double delta, bool clip)
+  AnalyticGaussianMechanism(double lo, double hi, double eps, double delta, bool clip,
+                            GaussianNoise noise = GaussianNoise::table)
       : m_eps(eps),
         m_delta(delta),
         m_clip(clip),
@@ -375,7 +390,7 @@ class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussia
         detail::smallest_discrete_gaussian(eps, delta, m_grid.steps(), detail::kMaxAnalyticSigmaSteps,
                                            "the noise would be more than 2^17 times the label range: "
                                            "use a larger eps or delta"),
-        eps, delta, m_grid.steps());
+        eps, delta, m_grid.steps(), noise);
   }
   double eps() const { return m_eps; }
   double delta() const { return m_delta; }
@@ -392,14 +407,15 @@ class AnalyticGaussianMechanism : public detail::LatticeBaseline<AnalyticGaussia
 
   /// The noise sampler, on grid steps.
   const detail::DiscreteGaussianNoise& noise() const { return m_noise; }
-  /// Exact E[(M(y) - y)^2] for a finite label y, for the lattice mechanism actually sampled.
+  /// E[(M(y) - y)^2] for a finite label y, for the lattice mechanism actually sampled: exact for
+  /// the discrete Gaussian, within a factor 1 +- rho for the tabled noise.
   double conditional_loss(double y) const { return detail::grid_gaussian_loss(m_grid, m_clip, m_noise.sigma2(), y); }
   std::string to_json() const {
     return detail::baseline_json_head("gaussian", m_eps, m_grid.lo(), m_grid.hi(), m_clip, m_delta) +
            ",\"sigma\":" + json_number(sigma()) + ",\"analytic_sigma\":" + json_number(m_analytic_sigma) +
            ",\"grid_step\":" + json_number(m_grid.step()) + ",\"sigma2_numerator\":" + std::to_string(m_noise.exact.m) +
            ",\"sigma2_log2_denominator\":" + std::to_string(m_noise.exact.f) +
-           ",\"realized_delta\":" + json_number(m_realized_delta) + "}";
+           ",\"realized_delta\":" + json_number(m_realized_delta) + (m_noise.table ? ",\"noise\":\"table\"}" : "}");
   }
 
  private:
