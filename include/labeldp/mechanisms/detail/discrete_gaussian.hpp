@@ -69,16 +69,20 @@ struct DiscreteGaussianSampler {
   /// bernoulli_exp_minus()), each Bernoulli(\f$\gamma/K\f$) drawn by ratio_word().
   template <typename G>
   static bool exp_minus_words(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
-    auto unit = [&](u128 num, u128 den) {  // e^{-num/den}, num <= den
-      std::uint64_t k = 1;
-      while (ratio_word(num, den * k, gen, bits))
-        if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("exp_minus_words: impossible trial count");
-      return (k & 1) == 1;
-    };
-    if (n <= d) return unit(n, d);
+    if (n <= d) return exp_unit_from(n, d, 1, gen, bits);
     for (u128 q = n / d; q > 0; --q)
-      if (!unit(1, 1)) return false;
-    return unit(n % d, d);
+      if (!exp_unit_from(1, 1, 1, gen, bits)) return false;
+    return exp_unit_from(n % d, d, 1, gen, bits);
+  }
+
+  /// CKS 2020's Algorithm 1 for \f$e^{-num/den}\f$, num <= den, from trial k on (k = 1: the whole
+  /// algorithm; k = 2: after a first trial that came out true): trials Bernoulli(num / (den k))
+  /// by ratio_word() until one is false, true when its index is odd.
+  template <typename G>
+  static bool exp_unit_from(u128 num, u128 den, std::uint64_t k, G& gen, NoiseBits<G>& bits) {
+    while (ratio_word(num, den * k, gen, bits))
+      if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("exp_minus_words: impossible trial count");
+    return (k & 1) == 1;
   }
 
   /// True with probability exactly n/d (d < 2^127): a uniform U whose first 64 bits are one
@@ -311,10 +315,7 @@ class TabledDiscreteGaussian {
       // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative.
       const double estimate = std::ldexp(static_cast<double>(small) * m_scale, 64 - m_k);
       if (!ratio_prefix(w >> m_k, 64 - m_k, estimate, n, d, bits)) return u;
-      std::uint64_t k = 2;
-      while (DiscreteGaussianSampler::ratio_word(n, d * k, gen, bits))
-        if (++k > (std::uint64_t(1) << 14)) throw std::logic_error("tabled discrete Gaussian: impossible trial count");
-      if (k & 1) return u;
+      if (DiscreteGaussianSampler::exp_unit_from(n, d, 2, gen, bits)) return u;
     }
   }
 
