@@ -285,7 +285,9 @@ class StaircaseBarrier {
       // dense Cholesky's roundoff or shift damps them): r300 x 10 at eps 8, a correction that
       // kept the rows but moved the objective by 2e-4. Such a move is refused.
       const double before = primal_objective(), after = m_cT.dot(T) + m_c.cwiseProduct(U).sum();
-      if (!(std::abs(after - before) <= 1e-9 * std::abs(before) + 2 * std::abs(m_pi.dot(rp.head(m_k))))) return false;
+      double moved = m_pi.dot(rp.head(m_k));
+      if (m_bias) moved += m_sigma.dot(rp.tail(m_k));
+      if (!(std::abs(after - before) <= 1e-9 * std::abs(before) + 2 * std::abs(moved))) return false;
     }
     m_T = T;
     m_U = U;
@@ -421,6 +423,7 @@ class StaircaseBarrier {
   bool factorize(const std::vector<char>* dropped = nullptr);
   bool factorize_dense();
   bool factorize_product();
+  void block_schur();
   void solve_product(Eigen::VectorXd& v) const;
   void apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const;
   Eigen::VectorXd apply_S(const Eigen::VectorXd& v) const;
@@ -510,6 +513,9 @@ class StaircaseBarrier {
   // of every factor o (row-major, so that a solve streams them row by row), and the diagonal.
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> m_pf_p, m_pf_beta;
   Eigen::VectorXd m_pf_d, m_pf_s;
+  // With unbiasedness rows (block_schur()): E2 / E1 per label (the block factor L_0) and the
+  // Schur complement V of every label's 2 x 2 block.
+  Eigen::VectorXd m_pf_xbar, m_pf_V;
 };
 
 /// solve_staircase_barrier(P, options): StaircaseBarrier(P).solve(options), with the options
