@@ -46,12 +46,15 @@
 
 namespace labeldp::detail {
 
-/// Below this staircase low entry \f$\ell = e^{-\varepsilon}\f$ (eps > 7.6) the interior point of
-/// LP (2) (Normalization rows) starts its multipliers of \f$u \le (1 - \ell) T\f$ dual feasible
-/// (StaircaseBarrier::initialize()). Measured on the table of bench_optimal_lp (5 priors): 6-28
-/// iterations where the constant floor start took 26-46 at eps 8-20, but more at eps 4-7 on the
-/// near-uniform priors (20 for 13 at eps 4, 27 for 24 at eps 7), where the floor is within
-/// \f$1/\ell \le e^7\f$ of feasible.
+/// Below this staircase low entry \f$\ell = e^{-\varepsilon}\f$ (eps > 7.6) the interior point
+/// starts its multipliers of \f$u \le (1 - \ell) T\f$ dual feasible
+/// (StaircaseBarrier::initialize()). Measured on the table of bench_optimal_lp (LP (2),
+/// Normalization rows; 5 priors): 6-28 iterations where the constant floor start took 26-46 at
+/// eps 8-20, but more at eps 4-7 on the near-uniform priors (20 for 13 at eps 4, 27 for 24 at
+/// eps 7), where the floor is within \f$1/\ell \le e^7\f$ of feasible. With unbiasedness rows
+/// (the grid LP of bench_solvers): 16-19 iterations for 28-30 at eps 12 (near-uniform k = 214,
+/// grid 51, with and without zero-probability labels; weeks-like k = 52, grid 52), 43 for 53 at
+/// grid 214, 21-22 for 24 at eps 8.
 inline constexpr double kStaircaseDualStartLow = 5e-4;
 
 /// The interior-point solver (see the file comment). Construct, then solve().
@@ -334,13 +337,14 @@ class StaircaseBarrier {
     m_lT = Eigen::VectorXd::Constant(n, floor);
     m_lz = Eigen::VectorXd::Constant(k, floor);
     m_lzb = Eigen::VectorXd::Constant(k, floor);
-    if (!m_bias && m_low < kStaircaseDualStartLow) {
-      // LP (2) at large eps: the multipliers of u <= (1 - low) T start dual feasible instead.
-      // T_o's dual row is low sum_y (c_{y,o} - pi_y) = lambda_T + w sum_y lambda_G, so a feasible
-      // lambda_G is O(low), while the floor above is 1/low times that: the iterations went to
-      // shrinking it (dual steps of 0.2-0.4, 35-46 iterations at eps 12-20 on the near-uniform
-      // k = 214 and lognormal k = 401 priors). Here half of T_o's dual row goes to lambda_G
-      // (spread over the labels) and lambda_U = c - pi + lambda_G makes u's dual rows exact.
+    if (m_low < kStaircaseDualStartLow) {
+      // At large eps the multipliers of u <= (1 - low) T start dual feasible instead. T_o's dual
+      // row is low sum_y (c_{y,o} - pi_y - x_o sigma_y) = lambda_T + w sum_y lambda_G (sigma = 0
+      // here, so with or without unbiasedness rows), so a feasible lambda_G is O(low), while the
+      // floor above is 1/low times that: the iterations went to shrinking it (dual steps of
+      // 0.2-0.4, 35-46 iterations at eps 12-20 on the near-uniform k = 214 and lognormal k = 401
+      // priors, LP (2)). Here half of T_o's dual row goes to lambda_G (spread over the labels)
+      // and lambda_U = c - pi + lambda_G makes u's dual rows exact.
       for (Index o = 0; o < n; ++o) {
         const double excess = (m_c.col(o) - m_pi).sum();
         const double lg = std::min(floor, 0.5 * m_low * excess / (m_w * double(k)));
