@@ -427,6 +427,7 @@ class StaircaseBarrier {
   bool factorize(const std::vector<char>* dropped = nullptr);
   bool factorize_dense();
   bool factorize_product();
+  bool product_pays() const;
   void block_schur();
   void solve_product(Eigen::VectorXd& v) const;
   void apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const;

@@ -108,7 +108,7 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
       if (m_small.info() == Eigen::Success) return true;
     }
     m_woodbury = false;
-    if (m_bias) {
+    if (m_bias && product_pays()) {
       // Unbiasedness rows: a nearly singular block (or C) is the start of the end game, where
       // Woodbury's refinement fails too; the product form from now on, as after that failure
       // (the dense factorization of order m = 2k cost 2-5 of 30 iterations' time at k = 214).
@@ -198,11 +198,30 @@ inline bool StaircaseBarrier::factorize_product() {
 /// Solves S v = r in place with the product-form factors (through \f$L_0^{-1}\f$ with
 /// unbiasedness rows, forward through every L_o, the diagonal, backward through every L_o^T,
 /// then \f$L_0^{-T}\f$), row by row so that the n running sums advance together: O(m n).
+/// Results are bit for bit those of one row at a time.
 inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
   const Index k = m_k, n = m_n, m = m_m;
   if (m_bias) v.tail(k) -= m_pf_xbar.cwiseProduct(v.head(k));
+  // Two rows at a time, interleaved per output: each row's running value is a chain of
+  // dependent multiply-adds, and the second row's chain (which needs s[o] after the first row's
+  // update of it) runs alongside the first's, with the same operations in the same order.
   Eigen::VectorXd s = Eigen::VectorXd::Zero(n);
-  for (Index y = 0; y < m; ++y) {
+  Index y = 0;
+  for (; y + 1 < m; y += 2) {
+    double x0 = v[y], x1 = v[y + 1];
+    const double *p0 = m_pf_p.row(y).data(), *b0 = m_pf_beta.row(y).data();
+    const double *p1 = m_pf_p.row(y + 1).data(), *b1 = m_pf_beta.row(y + 1).data();
+    for (Index o = 0; o < n; ++o) {
+      double so = s[o];
+      x0 -= p0[o] * so;
+      so += b0[o] * x0;
+      x1 -= p1[o] * so;
+      s[o] = so + b1[o] * x1;
+    }
+    v[y] = x0 / m_pf_d[y];
+    v[y + 1] = x1 / m_pf_d[y + 1];
+  }
+  for (; y < m; ++y) {
     double x = v[y];
     const double* p = m_pf_p.row(y).data();
     const double* b = m_pf_beta.row(y).data();
@@ -213,7 +232,22 @@ inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
     v[y] = x / m_pf_d[y];
   }
   s.setZero();
-  for (Index y = m - 1; y >= 0; --y) {
+  y = m - 1;
+  for (; y >= 1; y -= 2) {
+    double x0 = v[y], x1 = v[y - 1];
+    const double *p0 = m_pf_p.row(y).data(), *b0 = m_pf_beta.row(y).data();
+    const double *p1 = m_pf_p.row(y - 1).data(), *b1 = m_pf_beta.row(y - 1).data();
+    for (Index o = n - 1; o >= 0; --o) {
+      double so = s[o];
+      x0 -= b0[o] * so;
+      so += p0[o] * x0;
+      x1 -= b1[o] * so;
+      s[o] = so + p1[o] * x1;
+    }
+    v[y] = x0;
+    v[y - 1] = x1;
+  }
+  for (; y >= 0; --y) {
     double x = v[y];
     const double* p = m_pf_p.row(y).data();
     const double* b = m_pf_beta.row(y).data();
@@ -224,6 +258,19 @@ inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
     v[y] = x;
   }
   if (m_bias) v.head(k) -= m_pf_xbar.cwiseProduct(v.tail(k));
+}
+
+/// Whether the product form (factorize_product()) is cheaper per iteration than the dense
+/// factorization of order m (factorize_dense()), by a cost model: the product form's factors cost
+/// \f$m n^2\f$ and each of its ~40 solves per iteration (directions, correctors, refinement) a
+/// chain of 2 m n dependent multiply-adds, latency-bound (weight 4); the dense factorization
+/// \f$m^2 n / 2 + m^3 / 3\f$ at BLAS-3 speed (weight 1/2) and each solve \f$m^2\f$. Measured with
+/// unbiasedness rows: at k = 214, grid 51 (m = 428) the product form saves 2-5 dense
+/// factorizations, 30% of the solve; at k = 52, grid 52 (m = 104) it cost 10% more than the
+/// dense path (eps 4), as the model says.
+inline bool StaircaseBarrier::product_pays() const {
+  const double m = double(m_m), n = double(m_n), solves = 40;
+  return m * n * n + solves * 4 * 2 * m * n < 0.5 * (m * m * n / 2 + m * m * m / 3) + solves * m * m;
 }
 
 /// With unbiasedness rows, the factorization \f$[E_1, E_2; E_2, E_3] = L_0 \mathrm{diag}(E_1, V) L_0^T\f$
@@ -292,7 +339,7 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
     if ((r - apply_S(x)).cwiseAbs().maxCoeff() <= 1e-10 * rn && x.allFinite()) return x;
     m_woodbury = false;
     m_woodbury_failed = true;
-    m_product = true;  // the stable product form from now on
+    m_product = !m_bias || product_pays();  // the stable product form from now on (if it pays)
   }
   if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
     // Accepted at a small componentwise backward error (Oettli and Prager 1964):
