@@ -20,7 +20,9 @@
 /// near the optimum the diagonal part spans many orders of magnitude), the LP (2) rows (m = k,
 /// diagonal part) switch to the product-form Cholesky factorization of Goldfarb and Scheinberg
 /// (2004), n stable rank-one updates of the diagonal (Gill, Golub, Murray and Saunders 1974,
-/// method C1) in O(k n^2) and O(k n) per solve; the dense path is the last fallback.
+/// method C1) in O(m n^2) and O(m n) per solve; so do the unbiasedness rows, through the exact
+/// factorization of their 2 x 2 blocks, where a cost model says it beats the dense path
+/// (StaircaseBarrier::product_pays()). The dense path is the last fallback.
 /// Work per iteration: O(n k) for the blocks plus \f$O(\min(m^2 n + m^3, m n^2 + n^3))\f$.
 ///
 /// Scaling. Costs are divided by their largest magnitude and the output row by the largest
