@@ -276,6 +276,23 @@ TEST_CASE("optimal_unbiased_on_outputs: the near-uniform k = 214 prior with zero
   // near the optimum used to leave the rows violated by 1e-7, the barrier stalled uncertified,
   // and the crossover ran for minutes. Certified optimum against GLPK at several eps.
   const FinitePrior<> prior = labeldp::bench::uniform_prior(214, true);
+  {
+    // At eps 12 (low below kStaircaseDualStartLow) the multipliers of u <= (1 - low) T start
+    // dual feasible with the unbiasedness rows too: 16 interior-point iterations where the
+    // constant floor start took 30 (iterations counted, not timed). GLPK fails on this LP
+    // (coefficients e^-12), so the oracle is the certificate: the Lagrangian bound of exact
+    // pricing over every staircase column of the grid, within 1e-9 of the loss.
+    const double eps = 12;
+    const Vector<> grid = labeldp::feasible_output_set(prior, eps, 51);
+    const auto r = labeldp::optimal_unbiased_on_outputs(prior, eps, grid);
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(r.lower_bound <= r.expected_loss);
+    CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
+    CHECK(r.interior_point_iterations > 0);
+    CHECK(r.interior_point_iterations <= 20);
+    CHECK(labeldp::audit_epsilon(r.mechanism) <= eps * (1 + 1e-12));
+    for (Index i = 0; i < 214; ++i) CHECK(std::abs(r.mechanism.conditional_mean(i) - prior.value(i)) <= 1e-9 * 346);
+  }
   for (double eps : {2.0, 3.0, 8.0}) {
     INFO("eps=" << eps);
     const Vector<> grid = labeldp::feasible_output_set(prior, eps, 51);

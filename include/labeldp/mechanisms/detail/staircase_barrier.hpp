@@ -20,7 +20,9 @@
 /// near the optimum the diagonal part spans many orders of magnitude), the LP (2) rows (m = k,
 /// diagonal part) switch to the product-form Cholesky factorization of Goldfarb and Scheinberg
 /// (2004), n stable rank-one updates of the diagonal (Gill, Golub, Murray and Saunders 1974,
-/// method C1) in O(k n^2) and O(k n) per solve; the dense path is the last fallback.
+/// method C1) in O(m n^2) and O(m n) per solve; so do the unbiasedness rows, through the exact
+/// factorization of their 2 x 2 blocks, where a cost model says it beats the dense path
+/// (StaircaseBarrier::product_pays()). The dense path is the last fallback.
 /// Work per iteration: O(n k) for the blocks plus \f$O(\min(m^2 n + m^3, m n^2 + n^3))\f$.
 ///
 /// Scaling. Costs are divided by their largest magnitude and the output row by the largest
@@ -46,12 +48,15 @@
 
 namespace labeldp::detail {
 
-/// Below this staircase low entry \f$\ell = e^{-\varepsilon}\f$ (eps > 7.6) the interior point of
-/// LP (2) (Normalization rows) starts its multipliers of \f$u \le (1 - \ell) T\f$ dual feasible
-/// (StaircaseBarrier::initialize()). Measured on the table of bench_optimal_lp (5 priors): 6-28
-/// iterations where the constant floor start took 26-46 at eps 8-20, but more at eps 4-7 on the
-/// near-uniform priors (20 for 13 at eps 4, 27 for 24 at eps 7), where the floor is within
-/// \f$1/\ell \le e^7\f$ of feasible.
+/// Below this staircase low entry \f$\ell = e^{-\varepsilon}\f$ (eps > 7.6) the interior point
+/// starts its multipliers of \f$u \le (1 - \ell) T\f$ dual feasible
+/// (StaircaseBarrier::initialize()). Measured on the table of bench_optimal_lp (LP (2),
+/// Normalization rows; 5 priors): 6-28 iterations where the constant floor start took 26-46 at
+/// eps 8-20, but more at eps 4-7 on the near-uniform priors (20 for 13 at eps 4, 27 for 24 at
+/// eps 7), where the floor is within \f$1/\ell \le e^7\f$ of feasible. With unbiasedness rows
+/// (the grid LP of bench_solvers): 16-19 iterations for 28-30 at eps 12 (near-uniform k = 214,
+/// grid 51, with and without zero-probability labels; weeks-like k = 52, grid 52), 43 for 53 at
+/// grid 214, 21-22 for 24 at eps 8.
 inline constexpr double kStaircaseDualStartLow = 5e-4;
 
 /// The interior-point solver (see the file comment). Construct, then solve().
@@ -285,7 +290,9 @@ class StaircaseBarrier {
       // dense Cholesky's roundoff or shift damps them): r300 x 10 at eps 8, a correction that
       // kept the rows but moved the objective by 2e-4. Such a move is refused.
       const double before = primal_objective(), after = m_cT.dot(T) + m_c.cwiseProduct(U).sum();
-      if (!(std::abs(after - before) <= 1e-9 * std::abs(before) + 2 * std::abs(m_pi.dot(rp.head(m_k))))) return false;
+      double moved = m_pi.dot(rp.head(m_k));
+      if (m_bias) moved += m_sigma.dot(rp.tail(m_k));
+      if (!(std::abs(after - before) <= 1e-9 * std::abs(before) + 2 * std::abs(moved))) return false;
     }
     m_T = T;
     m_U = U;
@@ -332,13 +339,14 @@ class StaircaseBarrier {
     m_lT = Eigen::VectorXd::Constant(n, floor);
     m_lz = Eigen::VectorXd::Constant(k, floor);
     m_lzb = Eigen::VectorXd::Constant(k, floor);
-    if (!m_bias && m_low < kStaircaseDualStartLow) {
-      // LP (2) at large eps: the multipliers of u <= (1 - low) T start dual feasible instead.
-      // T_o's dual row is low sum_y (c_{y,o} - pi_y) = lambda_T + w sum_y lambda_G, so a feasible
-      // lambda_G is O(low), while the floor above is 1/low times that: the iterations went to
-      // shrinking it (dual steps of 0.2-0.4, 35-46 iterations at eps 12-20 on the near-uniform
-      // k = 214 and lognormal k = 401 priors). Here half of T_o's dual row goes to lambda_G
-      // (spread over the labels) and lambda_U = c - pi + lambda_G makes u's dual rows exact.
+    if (m_low < kStaircaseDualStartLow) {
+      // At large eps the multipliers of u <= (1 - low) T start dual feasible instead. T_o's dual
+      // row is low sum_y (c_{y,o} - pi_y - x_o sigma_y) = lambda_T + w sum_y lambda_G (sigma = 0
+      // here, so with or without unbiasedness rows), so a feasible lambda_G is O(low), while the
+      // floor above is 1/low times that: the iterations went to shrinking it (dual steps of
+      // 0.2-0.4, 35-46 iterations at eps 12-20 on the near-uniform k = 214 and lognormal k = 401
+      // priors, LP (2)). Here half of T_o's dual row goes to lambda_G (spread over the labels)
+      // and lambda_U = c - pi + lambda_G makes u's dual rows exact.
       for (Index o = 0; o < n; ++o) {
         const double excess = (m_c.col(o) - m_pi).sum();
         const double lg = std::min(floor, 0.5 * m_low * excess / (m_w * double(k)));
@@ -421,6 +429,8 @@ class StaircaseBarrier {
   bool factorize(const std::vector<char>* dropped = nullptr);
   bool factorize_dense();
   bool factorize_product();
+  bool product_pays() const;
+  void block_schur();
   void solve_product(Eigen::VectorXd& v) const;
   void apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const;
   Eigen::VectorXd apply_S(const Eigen::VectorXd& v) const;
@@ -510,6 +520,9 @@ class StaircaseBarrier {
   // of every factor o (row-major, so that a solve streams them row by row), and the diagonal.
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> m_pf_p, m_pf_beta;
   Eigen::VectorXd m_pf_d, m_pf_s;
+  // With unbiasedness rows (block_schur()): E2 / E1 per label (the block factor L_0) and the
+  // Schur complement V of every label's 2 x 2 block.
+  Eigen::VectorXd m_pf_xbar, m_pf_V;
 };
 
 /// solve_staircase_barrier(P, options): StaircaseBarrier(P).solve(options), with the options

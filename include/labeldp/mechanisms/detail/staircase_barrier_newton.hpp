@@ -66,18 +66,21 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
   if (m_product && n < m) return factorize_product() || factorize_dense();
   m_woodbury = n < m && !m_woodbury_failed;
   if (m_woodbury) {
-    // Block-diagonal part's inverse (per label a 2 x 2 block [E1 E2; E2 E3]).
+    // Block-diagonal part's inverse (per label a 2 x 2 block [E1 E2; E2 E3]), written as
+    // L0^-T diag(1 / E1, 1 / V) L0^-1 (factorize_product(): xbar = E2 / E1, V = E3 - E2^2 / E1
+    // summed without cancellation).
     m_Dg11.resize(k);
     m_Dg12.resize(k);
     m_Dg22.resize(k);
+    if (m_bias) block_schur();
     bool ok = true;
     for (Index y = 0; y < k; ++y) {
       if (m_bias) {
-        const double det = m_E1[y] * m_E3[y] - m_E2[y] * m_E2[y];
-        if (!(det > 1e-15 * m_E1[y] * m_E3[y])) ok = false;
-        m_Dg11[y] = m_E3[y] / det;
-        m_Dg12[y] = -m_E2[y] / det;
-        m_Dg22[y] = m_E1[y] / det;
+        const double V = m_pf_V[y], xbar = m_pf_xbar[y];
+        if (!(V > 1e-15 * m_E3[y])) ok = false;
+        m_Dg22[y] = 1 / V;
+        m_Dg12[y] = -xbar / V;
+        m_Dg11[y] = 1 / m_E1[y] + xbar * xbar / V;
       } else {
         m_Dg11[y] = 1 / m_E1[y];
       }
@@ -85,19 +88,33 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
     if (ok) {
       apply_Dg_inverse(m_F, m_GF);
       Eigen::MatrixXd C = Eigen::MatrixXd::Identity(n, n);
+      // F^T Dg^-1 F = H^T H, one symmetric rank-m update of the lower triangle (all that the
+      // Cholesky reads): half the flops of the general product, which were a fifth of the solve
+      // (near-uniform k = 214, n = 107, eps 12; LP (2) rows) and 15% of it (n = 51, eps 12,
+      // unbiasedness rows). LP (2) rows: H = Dg^-1/2 F. Unbiasedness rows: H = diag(1 / sqrt(E1),
+      // 1 / sqrt(V)) L0^-1 F, whose label rows are f / sqrt(E1) and bias rows (x_o - xbar) f / sqrt(V).
+      Eigen::MatrixXd H(m, n);
       if (m_bias) {
-        C.noalias() += m_F.transpose() * m_GF;
+        const Eigen::ArrayXd s1 = m_E1.array().rsqrt(), s2 = m_pf_V.array().rsqrt();
+        for (Index o = 0; o < n; ++o) {
+          H.col(o).head(k) = s1 * m_F.col(o).head(k).array();
+          H.col(o).tail(k) = (m_x[o] - m_pf_xbar.array()) * s2 * m_F.col(o).head(k).array();
+        }
       } else {
-        // LP (2) rows: Dg is diagonal, so F^T Dg^-1 F = H^T H with H = Dg^-1/2 F, one symmetric
-        // rank-k update of the lower triangle (all that the Cholesky reads): half the product's
-        // flops, which were a fifth of the solve (near-uniform k = 214, n = 107, eps 12).
-        const Eigen::MatrixXd H = m_Dg11.cwiseSqrt().asDiagonal() * m_F;
-        C.selfadjointView<Eigen::Lower>().rankUpdate(H.transpose());
+        H = m_Dg11.cwiseSqrt().asDiagonal() * m_F;
       }
+      C.selfadjointView<Eigen::Lower>().rankUpdate(H.transpose());
       m_small.compute(C);
       if (m_small.info() == Eigen::Success) return true;
     }
     m_woodbury = false;
+    if (m_bias && product_pays()) {
+      // Unbiasedness rows: a nearly singular block (or C) is the start of the end game, where
+      // Woodbury's refinement fails too; the product form from now on, as after that failure
+      // (the dense factorization of order m = 2k cost 2-5 of 30 iterations' time at k = 214).
+      m_woodbury_failed = m_product = true;
+      return factorize_product() || factorize_dense();
+    }
   }
   return factorize_dense();
 }
@@ -124,24 +141,38 @@ inline bool StaircaseBarrier::factorize_dense() {
   }
 }
 
-/// Product-form Cholesky factorization (Goldfarb and Scheinberg 2004) of S = diag(E1) + F F^T
-/// (LP (2) rows only, no unbiasedness rows): S = L_1 ... L_n D L_n^T ... L_1^T, where L_o is
-/// the identity plus the strictly lower part of \f$p_o \beta_o^T\f$, from n rank-one updates
-/// by Gill, Golub, Murray and Saunders' (1974) method C1 (stable for positive updates: the
-/// diagonal only grows). Column o of F enters after the factors before it have been divided
-/// out, applied to all remaining columns at once (vectorized across them). O(k n^2) work and
-/// storage O(k n). False when a diagonal entry is not positive and finite.
+/// Product-form Cholesky factorization (Goldfarb and Scheinberg 2004) of S = Dg + F F^T: S =
+/// L_1 ... L_n D L_n^T ... L_1^T, where L_o is the identity plus the strictly lower part of
+/// \f$p_o \beta_o^T\f$, from n rank-one updates of a positive diagonal by Gill, Golub, Murray and
+/// Saunders' (1974) method C1 (stable for positive updates: the diagonal only grows). Column o of
+/// F enters after the factors before it have been divided out, applied to all remaining columns
+/// at once (vectorized across them). With unbiasedness rows Dg has a 2 x 2 block per label,
+/// \f$[E_1, E_2; E_2, E_3]\f$ (\f$E_j = \sum_o D^{-1}_{y,o} x_o^{j-1}\f$), written exactly as
+/// \f$L_0 \mathrm{diag}(E_1, V) L_0^T\f$ with \f$L_0 = [1, 0; \bar x_y, 1]\f$, \f$\bar x_y = E_2 / E_1\f$ and
+/// \f$V_y = \sum_o D^{-1}_{y,o} (x_o - \bar x_y)^2\f$ (+ the bias slack's \f$1 / H_z\f$), summed
+/// directly: near the optimum the block is nearly singular (one output carries a label's
+/// weight) and \f$E_3 - E_2^2 / E_1\f$ would cancel. Then \f$S = L_0 (\mathrm{diag}(E_1, V) + F' F'^T)
+/// L_0^T\f$ with \f$F' = L_0^{-1} F\f$, whose bias rows are \f$(x_o - \bar x_y) f_{y,o}\f$, and the
+/// product form factorizes the middle matrix. O(m n^2) work and storage O(m n). False when a
+/// diagonal entry is not positive and finite.
 inline bool StaircaseBarrier::factorize_product() {
-  const Index k = m_k, n = m_n;
+  const Index k = m_k, n = m_n, m = m_m;
   m_product_ready = false;
-  m_pf_p = m_F;  // row-major copy: row y holds F(y, o) for every o, divided out in place below
-  m_pf_beta.resize(k, n);
-  m_pf_d = m_E1;
+  m_pf_p = m_F;  // row-major copy: row i holds F(i, o) for every o, divided out in place below
+  m_pf_beta.resize(m, n);
+  m_pf_d.resize(m);
+  m_pf_d.head(k) = m_E1;
+  if (m_bias) {
+    block_schur();
+    m_pf_d.tail(k) = m_pf_V;
+    for (Index y = 0; y < k; ++y)
+      for (Index o = 0; o < n; ++o) m_pf_p(k + y, o) = (m_x[o] - m_pf_xbar[y]) * m_F(y, o);
+  }
   m_pf_s.resize(n);
-  if (!(m_pf_d.minCoeff() > 0) || !m_pf_d.allFinite()) return false;
+  if (!(m_pf_d.minCoeff() > 0) || !m_pf_d.allFinite() || !m_pf_p.allFinite()) return false;
   for (Index o = 0; o < n; ++o) {
     double t = 1;
-    for (Index y = 0; y < k; ++y) {
+    for (Index y = 0; y < m; ++y) {
       const double p = m_pf_p(y, o), d = m_pf_d[y];
       const double tn = t + p * p / d;
       m_pf_d[y] = d * (tn / t);
@@ -153,7 +184,7 @@ inline bool StaircaseBarrier::factorize_product() {
     if (rest == 0) break;
     auto acc = m_pf_s.head(rest);
     acc.setZero();
-    for (Index y = 0; y < k; ++y) {
+    for (Index y = 0; y < m; ++y) {
       auto row = m_pf_p.row(y).segment(o + 1, rest);
       row.noalias() -= m_pf_p(y, o) * acc.transpose();
       acc.noalias() += m_pf_beta(y, o) * row.transpose();
@@ -164,13 +195,33 @@ inline bool StaircaseBarrier::factorize_product() {
   return true;
 }
 
-/// Solves S v = r in place with the product-form factors (forward through every L_o, the
-/// diagonal, backward through every L_o^T), row by row so that the n running sums advance
-/// together: O(k n).
+/// Solves S v = r in place with the product-form factors (through \f$L_0^{-1}\f$ with
+/// unbiasedness rows, forward through every L_o, the diagonal, backward through every L_o^T,
+/// then \f$L_0^{-T}\f$), row by row so that the n running sums advance together: O(m n).
+/// Results are bit for bit those of one row at a time.
 inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
-  const Index k = m_k, n = m_n;
+  const Index k = m_k, n = m_n, m = m_m;
+  if (m_bias) v.tail(k) -= m_pf_xbar.cwiseProduct(v.head(k));
+  // Two rows at a time, interleaved per output: each row's running value is a chain of
+  // dependent multiply-adds, and the second row's chain (which needs s[o] after the first row's
+  // update of it) runs alongside the first's, with the same operations in the same order.
   Eigen::VectorXd s = Eigen::VectorXd::Zero(n);
-  for (Index y = 0; y < k; ++y) {
+  Index y = 0;
+  for (; y + 1 < m; y += 2) {
+    double x0 = v[y], x1 = v[y + 1];
+    const double *p0 = m_pf_p.row(y).data(), *b0 = m_pf_beta.row(y).data();
+    const double *p1 = m_pf_p.row(y + 1).data(), *b1 = m_pf_beta.row(y + 1).data();
+    for (Index o = 0; o < n; ++o) {
+      double so = s[o];
+      x0 -= p0[o] * so;
+      so += b0[o] * x0;
+      x1 -= p1[o] * so;
+      s[o] = so + b1[o] * x1;
+    }
+    v[y] = x0 / m_pf_d[y];
+    v[y + 1] = x1 / m_pf_d[y + 1];
+  }
+  for (; y < m; ++y) {
     double x = v[y];
     const double* p = m_pf_p.row(y).data();
     const double* b = m_pf_beta.row(y).data();
@@ -181,7 +232,22 @@ inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
     v[y] = x / m_pf_d[y];
   }
   s.setZero();
-  for (Index y = k - 1; y >= 0; --y) {
+  y = m - 1;
+  for (; y >= 1; y -= 2) {
+    double x0 = v[y], x1 = v[y - 1];
+    const double *p0 = m_pf_p.row(y).data(), *b0 = m_pf_beta.row(y).data();
+    const double *p1 = m_pf_p.row(y - 1).data(), *b1 = m_pf_beta.row(y - 1).data();
+    for (Index o = n - 1; o >= 0; --o) {
+      double so = s[o];
+      x0 -= b0[o] * so;
+      so += p0[o] * x0;
+      x1 -= b1[o] * so;
+      s[o] = so + p1[o] * x1;
+    }
+    v[y] = x0;
+    v[y - 1] = x1;
+  }
+  for (; y >= 0; --y) {
     double x = v[y];
     const double* p = m_pf_p.row(y).data();
     const double* b = m_pf_beta.row(y).data();
@@ -191,6 +257,40 @@ inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
     }
     v[y] = x;
   }
+  if (m_bias) v.head(k) -= m_pf_xbar.cwiseProduct(v.tail(k));
+}
+
+/// Whether the product form (factorize_product()) is cheaper per iteration than the dense
+/// factorization of order m (factorize_dense()), by a cost model: the product form's factors cost
+/// \f$m n^2\f$ and each of its ~40 solves per iteration (directions, correctors, refinement) a
+/// chain of 2 m n dependent multiply-adds, latency-bound (weight 4); the dense factorization
+/// \f$m^2 n / 2 + m^3 / 3\f$ at BLAS-3 speed (weight 1/2) and each solve \f$m^2\f$. Measured with
+/// unbiasedness rows: at k = 214, grid 51 (m = 428) the product form saves 2-5 dense
+/// factorizations, 30% of the solve; at k = 52, grid 52 (m = 104) it cost 10% more than the
+/// dense path (eps 4), as the model says.
+inline bool StaircaseBarrier::product_pays() const {
+  const double m = double(m_m), n = double(m_n), solves = 40;
+  return m * n * n + solves * 4 * 2 * m * n < 0.5 * (m * m * n / 2 + m * m * m / 3) + solves * m * m;
+}
+
+/// With unbiasedness rows, the factorization \f$[E_1, E_2; E_2, E_3] = L_0 \mathrm{diag}(E_1, V) L_0^T\f$
+/// of every label's 2 x 2 block (factorize_product()): \f$\bar x_y = E_2 / E_1\f$ and
+/// \f$V_y = \sum_o D^{-1}_{y,o} (x_o - \bar x_y)^2\f$ (+ \f$1 / H_z\f$ with a bias bound), the
+/// weighted variance summed directly (\f$E_3 - E_2^2 / E_1\f$ cancels where one output carries
+/// the label's weight). O(k n).
+inline void StaircaseBarrier::block_schur() {
+  const Index k = m_k, n = m_n;
+  m_pf_xbar = m_E2.cwiseQuotient(m_E1);
+  m_pf_V.resize(k);
+  for (Index y = 0; y < k; ++y) {
+    double v = 0;
+    for (Index o = 0; o < n; ++o) {
+      const double dx = m_x[o] - m_pf_xbar[y];
+      v += m_Dinv(y, o) * dx * dx;
+    }
+    m_pf_V[y] = v;
+  }
+  if (m_bounded) m_pf_V += m_Hz.cwiseInverse();
 }
 
 /// out = Dg^{-1} in (columnwise; Dg the per-label 2 x 2 block part of the normal matrix).
@@ -239,18 +339,24 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
     if ((r - apply_S(x)).cwiseAbs().maxCoeff() <= 1e-10 * rn && x.allFinite()) return x;
     m_woodbury = false;
     m_woodbury_failed = true;
-    m_product = !m_bias;  // LP (2) rows: the stable product form from now on
+    m_product = !m_bias || product_pays();  // the stable product form from now on (if it pays)
   }
   if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
     // Accepted at a small componentwise backward error (Oettli and Prager 1964):
-    // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = E1 |x| + |F| (|F|^T |x|) in O(k n). Near
+    // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = |Dg| |x| + |F| (|F|^T |x|) in O(m n). Near
     // the optimum the diagonal spans 30 orders of magnitude while r is at roundoff, so a
     // residual relative to r alone cannot be met by any method (nor is it by the dense path).
     const Eigen::MatrixXd absF = m_F.cwiseAbs();
     const auto backward = [&](const Eigen::VectorXd& res, const Eigen::VectorXd& x) {
       if (!x.allFinite()) return std::numeric_limits<double>::infinity();
       const Eigen::VectorXd ax = x.cwiseAbs();
-      const Eigen::VectorXd scale = r.cwiseAbs() + m_E1.cwiseProduct(ax) + absF * (absF.transpose() * ax);
+      Eigen::VectorXd scale = r.cwiseAbs() + absF * (absF.transpose() * ax);
+      scale.head(m_k) += m_E1.cwiseProduct(ax.head(m_k));
+      if (m_bias) {
+        const Eigen::VectorXd aE2 = m_E2.cwiseAbs();
+        scale.head(m_k) += aE2.cwiseProduct(ax.tail(m_k));
+        scale.tail(m_k) += aE2.cwiseProduct(ax.head(m_k)) + m_E3.cwiseProduct(ax.tail(m_k));
+      }
       double worst = 0;
       for (Index i = 0; i < res.size(); ++i)
         if (res[i] != 0) worst = std::max(worst, std::abs(res[i]) / std::max(scale[i], 1e-300));
