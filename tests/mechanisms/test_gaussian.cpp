@@ -593,11 +593,13 @@ TEST_CASE("tabled discrete Gaussian: ratio_prefix compares U' with n/d exactly, 
       SeededRandom g(5);
       labeldp::detail::NoiseBits<SeededRandom> bits(g);
       for (std::int64_t off : {-20000, -100, -1, 1, 100, 20000})
-        CHECK(TabledDiscreteGaussian::ratio_prefix(w + std::uint64_t(off), nb, estimate, n, d, bits) == (off < 0));
+        CHECK(labeldp::detail::DiscreteGaussianSampler::ratio_prefix(w + std::uint64_t(off), nb, estimate, n, d,
+                                                                     bits) == (off < 0));
       // v == w: true exactly when the later bits are below rem / d.
       long long hits = 0;
       const int trials = 20000;
-      for (int i = 0; i < trials; ++i) hits += TabledDiscreteGaussian::ratio_prefix(w, nb, estimate, n, d, bits);
+      for (int i = 0; i < trials; ++i)
+        hits += labeldp::detail::DiscreteGaussianSampler::ratio_prefix(w, nb, estimate, n, d, bits);
       const double p = double(rem) / double(d);
       CHECK(std::abs(double(hits) - trials * p) <= 6 * std::sqrt(trials * p * (1 - p)) + 1);
     }

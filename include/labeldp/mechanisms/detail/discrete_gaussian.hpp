@@ -95,21 +95,30 @@ struct DiscreteGaussianSampler {
   static bool ratio_word(u128 n, u128 d, G& gen, NoiseBits<G>& bits) {
     if (n >= d) return true;
     if (n == 0) return false;
+    return ratio_prefix(random_u64(gen), 64, double(n) / double(d) * 18446744073709551616.0, n, d, bits);
+  }
+
+  /// True with probability exactly n/d (n < d < 2^127) for the uniform real U whose first `nb`
+  /// bits (1 <= nb <= 64) are v and whose later bits come from `bits`: `estimate`, \f$2^{nb} n/d\f$
+  /// within \f$2^{13}\f$ (a double with relative error below \f$2^{-51}\f$), settles it unless v
+  /// is within \f$2^{14}\f$ of it; then v's bits and further random bits are compared with the
+  /// exact binary expansion of n/d (long division). ratio_word() with nb = 64; the tabled
+  /// sampler's bin offsets with the bits of a word their offset leaves.
+  template <typename G>
+  static bool ratio_prefix(std::uint64_t v, int nb, double estimate, u128 n, u128 d, NoiseBits<G>& bits) {
     constexpr std::uint64_t margin = std::uint64_t(1) << 14, top = ~std::uint64_t(0);
-    const double est = double(n) / double(d) * 18446744073709551616.0;
-    const std::uint64_t e = est >= 18446744073709551615.0 ? top : std::uint64_t(est);
+    const std::uint64_t e = estimate >= 18446744073709551615.0 ? top : std::uint64_t(estimate);
     const std::uint64_t lo = e > margin ? e - margin : 0, hi = e < top - margin ? e + margin : top;
-    const std::uint64_t u = random_u64(gen);
-    if (u < lo) return true;   // U < (u + 1) 2^-64 <= lo 2^-64 <= n/d
-    if (u > hi) return false;  // U >= u 2^-64 > hi 2^-64 >= n/d
+    if (v < lo) return true;   // U < (v + 1) 2^-nb <= lo 2^-nb <= n/d
+    if (v > hi) return false;  // U >= v 2^-nb > hi 2^-nb >= n/d
     u128 r = n;
-    for (int i = 63; i >= 0; --i) {
+    for (int i = nb - 1; i >= 0; --i) {
       r <<= 1;
       const bool digit = r >= d;
       if (digit) r -= d;
-      if (bool((u >> i) & 1) != digit) return digit;
+      if (bool((v >> i) & 1) != digit) return digit;
     }
-    return bits.ratio(r, d);  // the first 64 bits tied: the rest of the expansion, r / d
+    return bits.ratio(r, d);  // the first nb bits tied: the rest of the expansion, r / d
   }
 
  private:
@@ -278,26 +287,6 @@ class TabledDiscreteGaussian {
     return negative ? -std::int64_t(a) : std::int64_t(a);
   }
 
-  /// True with probability exactly n/d (n < d < 2^126) for the uniform real U' whose first `nb`
-  /// bits (1 <= nb <= 63) are v and whose later bits come from `bits`: `estimate`, \f$2^{nb} n/d\f$
-  /// within \f$2^{-51}\f$ relative and below \f$2^{62}\f$, settles it unless v is within
-  /// \f$2^{14}\f$ of it; then v's bits and further random bits are compared with the exact binary
-  /// expansion of n/d (long division).
-  template <typename G>
-  static bool ratio_prefix(std::uint64_t v, int nb, double estimate, u128 n, u128 d, NoiseBits<G>& bits) {
-    constexpr double margin = 16384;  // the estimate is within 2^62 2^-51 = 2^11 of 2^nb n/d
-    if (estimate > margin && v < std::uint64_t(estimate - margin)) return true;  // U' < (v + 1) 2^-nb <= n/d
-    if (static_cast<double>(v) > estimate + margin) return false;                // U' >= v 2^-nb > n/d
-    u128 r = n;
-    for (int i = nb - 1; i >= 0; --i) {
-      r <<= 1;
-      const bool digit = r >= d;
-      if (digit) r -= d;
-      if (bool((v >> i) & 1) != digit) return digit;
-    }
-    return bits.ratio(r, d);  // the first nb bits tied: the rest of the expansion, r / d
-  }
-
  private:
   // The offset U in a bin of first magnitude b: one word gives U (its low K bits) and the first
   // trial of CKS 2020's Algorithm 1 for e^{-x}, x = (2bU + U^2) / 2 sigma^2 (its other bits, the
@@ -314,7 +303,7 @@ class TabledDiscreteGaussian {
       const u128 n = u128(small) << m_f;
       // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative.
       const double estimate = std::ldexp(static_cast<double>(small) * m_scale, 64 - m_k);
-      if (!ratio_prefix(w >> m_k, 64 - m_k, estimate, n, d, bits)) return u;
+      if (!DiscreteGaussianSampler::ratio_prefix(w >> m_k, 64 - m_k, estimate, n, d, bits)) return u;
       if (DiscreteGaussianSampler::exp_unit_from(n, d, 2, gen, bits)) return u;
     }
   }
