@@ -5,6 +5,7 @@
 #include <labeldp/core/label_grid.hpp>
 #include <labeldp/core/random.hpp>
 #include <limits>
+#include <span>
 #include <vector>
 
 using Catch::Matchers::Contains;
@@ -181,5 +182,65 @@ TEST_CASE("round_nonnegative agrees with std::llround on [0, 2^63)", "[label_gri
     if (!(x < 9.2e18)) continue;
     INFO("x = " << labeldp::detail::format_number(x));
     REQUIRE(labeldp::detail::round_nonnegative(x) == std::llround(x));
+  }
+}
+
+TEST_CASE("LabelGrid: indices() and outputs() equal index() and output() label by label", "[label_grid]") {
+  const double inf = std::numeric_limits<double>::infinity(), most = std::numeric_limits<double>::max();
+  // Resolution grids (division by g), power-of-two grids (multiplication by 1/g), a grid coarser
+  // than 2(hi - lo) (every label at index 0) and ranges near the largest double.
+  const std::vector<LabelGrid<>> grids = {LabelGrid<>(0.0, 5000.0, 50.0),
+                                          LabelGrid<>(-1.0, 1.0, 0.1),
+                                          LabelGrid<>(3.0, 7.0, 0.5),
+                                          LabelGrid<>::power_of_two(0.0, 5000.0, std::ldexp(1.0, -19)),
+                                          LabelGrid<>::power_of_two(-2.5, 1e6, 1024.0),
+                                          LabelGrid<>::power_of_two(0.0, 1.0, 4.0),
+                                          LabelGrid<>::power_of_two(-most / 2, most / 2, std::ldexp(1.0, 964)),
+                                          LabelGrid<>::power_of_two(0.0, 1e-300, std::ldexp(1.0, -1040))};
+  labeldp::SeededRandom gen(11);
+  for (const LabelGrid<>& g : grids) {
+    const double lo = g.lo(), hi = g.hi(), w = hi - lo;
+    std::vector<double> in = {lo, hi, std::nextafter(lo, -inf), std::nextafter(hi, inf), -most, most, 0.0, -0.0};
+    for (std::int64_t j = 0; j <= std::min<std::int64_t>(g.steps(), 50); ++j) {
+      const double v = lo + double(j) * double(g.step()), half = v + double(g.step()) / 2;
+      in.insert(in.end(), {v, half, std::nextafter(half, -inf), std::nextafter(half, inf)});
+    }
+    for (int i = 0; i < 3000; ++i) {  // uniform on [lo - w/4, hi + w/4], without overflow near the largest double
+      const double u = double(gen() >> 11) * 0x1p-53;
+      in.push_back(lo - w / 4 + 0.75 * w * u + 0.75 * w * u);
+    }
+    std::vector<std::int64_t> idx(in.size());
+    g.indices(std::span<const double>(in), idx.data());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      INFO("grid [" << lo << ", " << hi << "] step " << g.step() << ", label " << in[i]);
+      REQUIRE(idx[i] == g.index(in[i]));
+    }
+    // Noisy indices: inside, at both ends, far outside, and the extremes of int64.
+    std::vector<std::int64_t> noisy = {0,
+                                       1,
+                                       g.steps() - 1,
+                                       g.steps(),
+                                       g.steps() + 1,
+                                       -1,
+                                       -(std::int64_t(1) << 62),
+                                       std::numeric_limits<std::int64_t>::max(),
+                                       std::numeric_limits<std::int64_t>::min()};
+    for (int i = 0; i < 3000; ++i) noisy.push_back(std::int64_t(gen() % std::uint64_t(3 * g.steps() + 3)) - g.steps());
+    for (const bool clip : {false, true}) {
+      std::vector<double> out(noisy.size());
+      g.outputs(noisy.data(), noisy.size(), clip, out.data());
+      for (std::size_t i = 0; i < noisy.size(); ++i) {
+        INFO("grid [" << lo << ", " << hi << "], clip " << clip << ", noisy index " << noisy[i]);
+        REQUIRE(std::isfinite(out[i]));
+        REQUIRE(out[i] == g.output(noisy[i], clip));
+      }
+    }
+  }
+  SECTION("a non-finite label throws before anything is written") {
+    const LabelGrid<> g(0.0, 1.0, 0.5);
+    const std::vector<double> in = {0.2, 0.7, std::nan(""), 0.9};
+    std::vector<std::int64_t> idx(in.size(), -7);
+    REQUIRE_THROWS_WITH(g.indices(std::span<const double>(in), idx.data()), "'label' must be finite, got nan");
+    CHECK(std::all_of(idx.begin(), idx.end(), [](std::int64_t j) { return j == -7; }));
   }
 }

@@ -124,6 +124,10 @@ template <typename M>
 void check_batch_matches_single(const M& m) {
   const std::vector<double> in = {-5.0, 0.0, 0.3, 2.0, 3.99, 8.0, 100.0, 4.0, 4.0, 1.5};
   CHECK(labeldp::test::batch_matches_single(m, in, labeldp::SeededRandom(2024)));
+  // Several of the batch sampler's blocks of labels, the last one partial.
+  std::vector<double> many;
+  for (int i = 0; i < 1000; ++i) many.push_back(in[std::size_t(i) % in.size()] + 0.01 * i);
+  CHECK(labeldp::test::batch_matches_single(m, many, labeldp::SeededRandom(7)));
   labeldp::SeededRandom g(2024);
   std::vector<double> short_out(3);
   REQUIRE_THROWS_WITH(m.sample(std::span<const double>(in), std::span<double>(short_out), g),

@@ -35,14 +35,19 @@ concept Mechanism = requires(const M& m, double y, SeededRandom& gen, std::span<
   { m.to_json() } -> std::convertible_to<std::string>;
 };
 
+/// Throws unless a batch's `in` and `out` have the same length (the message of sample_each()).
+inline void check_batch_sizes(std::size_t in, std::size_t out) {
+  if (in != out)
+    throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out) + " entries but 'in' has " +
+                                std::to_string(in));
+}
+
 /// The batch form of any mechanism's `sample`: `out[i] = m.sample(in[i], gen)` for every i, in
 /// order (so the draws are those of repeated single calls).
 /// \throws std::invalid_argument when `in` and `out` differ in length (before any draw).
 template <typename M, typename Scalar, std::uniform_random_bit_generator G>
 void sample_each(const M& m, std::span<const Scalar> in, std::span<Scalar> out, G& gen) {
-  if (in.size() != out.size())
-    throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
-                                std::to_string(in.size()));
+  check_batch_sizes(in.size(), out.size());
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = m.sample(in[i], gen);
 }
 

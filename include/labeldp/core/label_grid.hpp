@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -124,6 +125,24 @@ class LabelGrid {
     const std::int64_t top = static_cast<std::int64_t>(y >= m_hi);
     return inside + top * (m_hi_index - inside);
   }
+  /// Batch form of index(): `out[i] = index(in[i])` for every i (the same values), one pass
+  /// without a branch on the labels, after checking them all. On a power-of-two grid the
+  /// division by g is a multiplication by 1/g, which is exact and rounds identically.
+  /// \throws std::invalid_argument for a non-finite label (before anything is written).
+  void indices(std::span<const Scalar> in, std::int64_t* out) const {
+    bool finite = true;
+    for (const Scalar y : in) finite &= std::isfinite(double(y));
+    if (!finite)
+      for (const Scalar y : in) validate_finite("label", double(y));
+    const Scalar lo = m_lo, hi = m_hi, step = m_step, inverse = m_inverse_step;
+    const std::int64_t steps = m_steps, hi_index = m_hi_index;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const Scalar y = in[i], c = std::min(std::max(y, lo), hi);
+      const Scalar scaled = inverse > 0 ? (c - lo) * inverse : (c - lo) / step;
+      const std::int64_t inside = std::min<std::int64_t>(steps, detail::round_nonnegative(double(scaled)));
+      out[i] = y >= hi ? hi_index : inside;
+    }
+  }
   /// The value of index j, any integer: \f$lo + gj\f$, except that value(N) is the top point
   /// (hi exactly for a grid built from a resolution).
   Scalar value(std::int64_t j) const { return j == m_steps ? m_top_point : m_lo + Scalar(j) * m_step; }
@@ -141,6 +160,25 @@ class LabelGrid {
     const Scalar inside = m_lo + Scalar(c) * m_step, edge = c == 0 ? m_lo : m_clip_top;
     return ((c == 0) | (c == m_steps)) ? edge : inside;
   }
+  /// Batch form of output(): `out[i] = output(j[i], clip)` for i < n (the same values), without
+  /// a branch on the indices.
+  void outputs(const std::int64_t* j, std::size_t n, bool clip, Scalar* out) const {
+    const Scalar lo = m_lo, step = m_step, top_point = m_top_point, clip_top = m_clip_top;
+    const std::int64_t steps = m_steps;
+    if (clip) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t c = std::min(std::max(j[i], std::int64_t(0)), steps);
+        const Scalar inside = lo + Scalar(c) * step, edge = c == 0 ? lo : clip_top;
+        out[i] = ((c == 0) | (c == steps)) ? edge : inside;
+      }
+      return;
+    }
+    constexpr Scalar most = std::numeric_limits<Scalar>::max();
+    for (std::size_t i = 0; i < n; ++i) {
+      const Scalar v = j[i] == steps ? top_point : lo + Scalar(j[i]) * step;
+      out[i] = std::min(std::max(v, -most), most);  // saturates as output() does (v is never NaN)
+    }
+  }
   /// All N + 1 values, value(0) .. value(N).
   Vector<Scalar> values() const {
     Vector<Scalar> v(m_steps + 1);
@@ -149,6 +187,14 @@ class LabelGrid {
   }
 
  private:
+  // 1/g when g is a power of two whose inverse is a normal number (then (c - lo) * (1/g) and
+  // (c - lo) / g are the same real number, so they round to the same double), else 0.
+  static Scalar exact_inverse(Scalar step) {
+    int e = 0;
+    const Scalar inverse = Scalar(1) / step;
+    return std::frexp(double(step), &e) == 0.5 && std::isnormal(double(inverse)) && inverse * step == 1 ? inverse : 0;
+  }
+
   // A power-of-two grid (validated by power_of_two()); n = round((hi - lo)/step) may be 0.
   LabelGrid(Scalar lo, Scalar hi, Scalar step, std::int64_t n)
       : m_lo(lo), m_hi(hi), m_step(step), m_steps(std::max<std::int64_t>(1, n)), m_hi_index(n) {
@@ -157,8 +203,9 @@ class LabelGrid {
   }
 
   Scalar m_lo, m_hi, m_step;
-  Scalar m_top_point = 0;  // value(N)
-  Scalar m_clip_top = 0;   // output(j >= N, clip)
+  Scalar m_inverse_step = exact_inverse(m_step);  // 1/g when exact (g a power of two), else 0
+  Scalar m_top_point = 0;                         // value(N)
+  Scalar m_clip_top = 0;                          // output(j >= N, clip)
   std::int64_t m_steps = 1;
   std::int64_t m_hi_index = 1;  // index(hi): N, or 0 on a power-of-two grid coarser than 2(hi - lo)
 };

@@ -122,15 +122,31 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
     if (!clip) m_tabled = detail::make_tabled(m_noise, grid.steps());
   }
 
-  using detail::LatticeBaseline<DiscreteLaplaceMechanism<Scalar>, Scalar>::sample;
+  using Base = detail::LatticeBaseline<DiscreteLaplaceMechanism<Scalar>, Scalar>;
+  using Base::sample;
   /// A noisy label for `y` (clipped and rounded to the grid first); exact. Clipped on a grid of
   /// at most kTableSteps steps: one 64-bit word per label.
   /// \throws std::invalid_argument for a non-finite label.
   template <std::uniform_random_bit_generator G>
   Scalar sample(Scalar y, G& gen) const {
+    if (!m_table) return Base::sample(y, gen);
     const std::int64_t j = m_grid.index(y);  // validates y before any random draw
-    if (m_table) return (*m_outputs)[std::size_t((*m_table)(Index(j), gen))];
-    return m_grid.output(detail::add_saturating(j, m_tabled ? (*m_tabled)(gen) : m_noise(gen)), m_clip);
+    return (*m_outputs)[std::size_t((*m_table)(Index(j), gen))];
+  }
+  /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
+  /// \throws std::invalid_argument when the sizes differ, or for a non-finite label.
+  template <std::uniform_random_bit_generator G>
+  void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
+    if (m_table)
+      sample_each(*this, in, out, gen);
+    else
+      Base::sample(in, out, gen);
+  }
+  /// One draw of the unclipped noise Z on grid steps: from tabled_noise() when there is one,
+  /// else from the exact sampler.
+  template <std::uniform_random_bit_generator G>
+  std::int64_t draw_noise(G& gen) const {
+    return m_tabled ? (*m_tabled)(gen) : m_noise(gen);
   }
   /// True when samples come from the constant-work table (see the class comment).
   bool constant_work() const { return bool(m_table); }
@@ -282,14 +298,11 @@ class LaplaceMechanism : public detail::LatticeBaseline<LaplaceMechanism<Scalar>
         m_noise(DiscreteLaplace::for_privacy(eps, double(m_grid.steps()))),
         m_tabled(detail::make_tabled(m_noise, m_grid.steps())) {}
 
-  using detail::LatticeBaseline<LaplaceMechanism<Scalar>, Scalar>::sample;
-  /// A noisy label for `y` (clipped to [lo, hi] and snapped to the grid first): the noise from
-  /// tabled_noise() when there is one, else the exact DiscreteLaplace sampler.
-  /// \throws std::invalid_argument for a non-finite label.
+  /// One draw of the noise Z on grid steps (sample() adds it to the label's index): from
+  /// tabled_noise() when there is one, else from the exact DiscreteLaplace sampler.
   template <std::uniform_random_bit_generator G>
-  Scalar sample(Scalar y, G& gen) const {
-    const std::int64_t j = m_grid.index(y);  // validates y before any random draw
-    return m_grid.output(detail::add_saturating(j, m_tabled ? (*m_tabled)(gen) : m_noise(gen)), m_clip);
+  std::int64_t draw_noise(G& gen) const {
+    return m_tabled ? (*m_tabled)(gen) : m_noise(gen);
   }
   /// The audited noise table samples are drawn from (TabledDiscreteLaplace), or null when eps is
   /// too small for one (below about 1e-3) and the exact sampler is used.

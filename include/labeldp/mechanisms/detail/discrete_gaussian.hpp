@@ -190,6 +190,9 @@ class TabledDiscreteGaussian {
     if (!(sigma >= 0.5L && sigma <= kMaxSigma)) return std::nullopt;
     t.m_k = 0;
     while (std::ldexp(1.0L, t.m_k + 1) * 256 < sigma) ++t.m_k;  // w = 2^K <= sigma / 256, or 1
+    // Scaled once here (a power of two: exact, so offset()'s estimate rounds as it would with the
+    // scaling after its product) rather than by a call of ldexp per draw.
+    t.m_scale = std::ldexp(t.m_scale, 64 - t.m_k);
     const std::uint64_t w = std::uint64_t(1) << t.m_k;
     const std::uint64_t end = static_cast<std::uint64_t>(std::ceil(10 * sigma)) + 2;  // q(end) < e^-50
     auto q = [&](std::uint64_t a) { return std::exp(-static_cast<LD>(a) * static_cast<LD>(a) / (2 * s2)); };
@@ -302,7 +305,7 @@ class TabledDiscreteGaussian {
       const std::uint64_t small = (2 * b + u) * u;  // below 2^40: exact in a double
       const u128 n = u128(small) << m_f;
       // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative.
-      const double estimate = std::ldexp(static_cast<double>(small) * m_scale, 64 - m_k);
+      const double estimate = static_cast<double>(small) * m_scale;
       if (!DiscreteGaussianSampler::ratio_prefix(w >> m_k, 64 - m_k, estimate, n, d, bits)) return u;
       if (DiscreteGaussianSampler::exp_unit_from(n, d, 2, gen, bits)) return u;
     }
@@ -323,7 +326,7 @@ class TabledDiscreteGaussian {
   std::uint64_t m_m = 1;
   int m_f = 0;
   int m_k = 0;
-  double m_scale = 0;  // 2^f / 2M, rounded: sigma^-2 / 2
+  double m_scale = 0;  // 2^f / 2M rounded (sigma^-2 / 2), times 2^(64 - K)
   std::int64_t m_bins = 0;
   long double m_rho = 1;
   std::vector<long double> m_mass;  // each entry's mass (unnormalized)

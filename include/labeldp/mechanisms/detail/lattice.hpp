@@ -74,13 +74,25 @@ class LatticeBaseline {
   Scalar sample(Scalar y, G& gen) const {
     const Derived& m = derived();
     const std::int64_t j = m.grid().index(y);  // validates y before any random draw
-    return m.grid().output(add_saturating(j, m.noise()(gen)), m.clipped());
+    return m.grid().output(add_saturating(j, draw(m, gen)), m.clipped());
   }
-  /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order.
-  /// \throws std::invalid_argument when the sizes differ.
+  /// Batch form: `out[i] = sample(in[i], gen)`, same draws in the same order. Works in blocks of
+  /// kBatchBlock labels: their indices (LabelGrid::indices()), then their noise, then their
+  /// outputs (LabelGrid::outputs()), so that the grid's arithmetic runs without a call or a
+  /// branch per label (a third of the time per label otherwise).
+  /// \throws std::invalid_argument when the sizes differ, or for a non-finite label (the blocks
+  ///         before its own are written and their noise drawn).
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    sample_each(derived(), in, out, gen);
+    check_batch_sizes(in.size(), out.size());
+    const Derived& m = derived();
+    std::int64_t index[kBatchBlock];
+    for (std::size_t begin = 0; begin < in.size(); begin += kBatchBlock) {
+      const std::size_t n = std::min(kBatchBlock, in.size() - begin);
+      m.grid().indices(in.subspan(begin, n), index);  // validates the block before its draws
+      for (std::size_t i = 0; i < n; ++i) index[i] = add_saturating(index[i], draw(m, gen));
+      m.grid().outputs(index, n, m.clipped(), out.data() + begin);
+    }
   }
   /// The expected squared error \f$\sum_y p(y) E[(M(y) - y)^2]\f$ under `prior` (its values need
   /// not lie on the grid), exact for what is sampled.
@@ -89,7 +101,17 @@ class LatticeBaseline {
   }
 
  private:
+  static constexpr std::size_t kBatchBlock = 256;
   const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  // One draw of the integer noise: Derived::draw_noise(gen) when it has one (a table in front of
+  // the exact sampler), else Derived::noise()(gen).
+  template <typename G>
+  static std::int64_t draw(const Derived& m, G& gen) {
+    if constexpr (requires { m.draw_noise(gen); })
+      return m.draw_noise(gen);
+    else
+      return m.noise()(gen);
+  }
 };
 
 /// The unclipped outputs of a grid are \f$lo + g m\f$ except value(N), the grid's top point (hi
