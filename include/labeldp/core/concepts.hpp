@@ -8,6 +8,7 @@
 #include <string>
 
 #include "labeldp/core/random.hpp"
+#include "labeldp/core/validate.hpp"
 
 namespace labeldp {
 
@@ -34,13 +35,6 @@ concept Mechanism = requires(const M& m, double y, SeededRandom& gen, std::span<
   { m.sample(in, out, gen) } -> std::same_as<void>;
   { m.to_json() } -> std::convertible_to<std::string>;
 };
-
-/// Throws unless a batch's `in` and `out` have the same length (the message of sample_each()).
-inline void check_batch_sizes(std::size_t in, std::size_t out) {
-  if (in != out)
-    throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out) + " entries but 'in' has " +
-                                std::to_string(in));
-}
 
 /// The batch form of any mechanism's `sample`: `out[i] = m.sample(in[i], gen)` for every i, in
 /// order (so the draws are those of repeated single calls).

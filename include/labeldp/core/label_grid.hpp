@@ -130,10 +130,7 @@ class LabelGrid {
   /// division by g is a multiplication by 1/g, which is exact and rounds identically.
   /// \throws std::invalid_argument for a non-finite label (before anything is written).
   void indices(std::span<const Scalar> in, std::int64_t* out) const {
-    bool finite = true;
-    for (const Scalar y : in) finite &= std::isfinite(double(y));
-    if (!finite)
-      for (const Scalar y : in) validate_finite("label", double(y));
+    validate_finite_labels(in);
     const Scalar lo = m_lo, hi = m_hi, step = m_step, inverse = m_inverse_step;
     const std::int64_t steps = m_steps, hi_index = m_hi_index;
     for (std::size_t i = 0; i < in.size(); ++i) {

@@ -286,9 +286,7 @@ class FiniteMechanism {
   ///         is not an input value (`out` is then written up to that label).
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const Scalar> in, std::span<Scalar> out, G& gen) const {
-    if (in.size() != out.size())
-      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
-                                  std::to_string(in.size()));
+    check_batch_sizes(in.size(), out.size());
     for (std::size_t t = 0; t < in.size(); ++t) out[t] = m_outputs[m_sampler(input_index(in[t]), gen)];
   }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,25 @@ inline std::string format_number(double v) {
 }
 
 }  // namespace detail
+
+/// Throws unless a batch's `in` and `out` have the same length ("batch sample: 'out' has 3
+/// entries but 'in' has 10"), before any draw.
+inline void check_batch_sizes(std::size_t in, std::size_t out) {
+  if (in != out)
+    throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out) + " entries but 'in' has " +
+                                std::to_string(in));
+}
+
+/// Throws for the first non-finite label of `labels` ("'label' must be finite, got nan"), after
+/// one branch-free pass over them all.
+template <typename Scalar>
+void validate_finite_labels(std::span<const Scalar> labels) {
+  bool finite = true;
+  for (const Scalar y : labels) finite &= std::isfinite(double(y));
+  if (!finite)
+    for (const Scalar y : labels)
+      if (!std::isfinite(double(y))) detail::fail_parameter("label", "must be finite", double(y));
+}
 
 /// Throws unless `value` is finite and strictly positive.
 /// \throws std::invalid_argument "'eps' must be finite and positive, got -1"

@@ -106,9 +106,7 @@ class FiniteLabelMechanism {
   ///         then written up to the block that holds it).
   template <std::uniform_random_bit_generator G>
   void sample(std::span<const double> in, std::span<double> out, G& gen) const {
-    if (in.size() != out.size())
-      throw std::invalid_argument("batch sample: 'out' has " + std::to_string(out.size()) + " entries but 'in' has " +
-                                  std::to_string(in.size()));
+    check_batch_sizes(in.size(), out.size());
     const unsigned per_label = words_per_label();
     std::uint64_t words[2 * kBlock];
     for (std::size_t t0 = 0; t0 < in.size(); t0 += kBlock) {
@@ -147,14 +145,9 @@ class FiniteLabelMechanism {
       out[t] = outputs[m_mech.sample_index(index[t], word)];
     }
   }
-  /// \throws std::invalid_argument for the first non-finite label of `in` (checked in one pass).
-  static void check_finite(std::span<const double> in) {
-    bool finite = true;
-    for (const double y : in) finite &= std::isfinite(y);
-    if (!finite)
-      for (const double y : in)
-        if (!std::isfinite(y)) detail::fail_parameter("label", "must be finite", y);
-  }
+  /// \throws std::invalid_argument for the first non-finite label of `in` (checked in one pass:
+  ///         validate_finite_labels()).
+  static void check_finite(std::span<const double> in) { validate_finite_labels(in); }
   /// Labels per call of sample_words().
   static constexpr std::size_t kBlock = 128;
 
