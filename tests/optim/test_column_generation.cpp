@@ -593,33 +593,41 @@ TEST_CASE("column generation: the bound test stops at the first round whose gap 
     const auto s = solve(opt);
     gap.push_back((s.master.objective - s.lower_bound) / std::abs(s.master.objective));
   }
-  const Index from = 3;
-  std::vector<double> sorted(gap.begin() + from, gap.begin() + needed);
-  std::sort(sorted.begin(), sorted.end());
-  REQUIRE(sorted.front() < sorted.back());  // the thresholds below tell the rounds apart
-  // Every gap seen as the threshold (the rounds at or above it stop), and one above them all.
-  std::vector<double> thresholds = sorted;
-  thresholds.push_back(2 * sorted.back());
-  for (const double threshold : thresholds) {
-    ColumnGenerationOptions opt = base;
-    opt.bound_test_from = from;
-    opt.bound_test_gap = threshold;
-    Index expected = -1;  // the first round from `from` on whose gap is not below the threshold
-    for (Index r = from; r < needed && expected < 0; ++r)
-      if (!(gap[std::size_t(r)] < threshold)) expected = r;
-    INFO("threshold " << threshold << " expected stop " << expected);
-    const auto r = solve(opt);
-    require_certificate(r, opt.gap_tolerance);
-    if (expected < 0) {
-      REQUIRE(r.status == SolveStatus::Optimal);
-      REQUIRE(r.rounds == needed);
-      REQUIRE(r.master.objective == full.master.objective);
-    } else {
-      REQUIRE(r.status == SolveStatus::IterationLimit);
-      REQUIRE(r.rounds == expected);
-      REQUIRE(r.lower_bound <= r.master.objective);
+  // Thresholds between the gaps seen from round 1 on (midpoints: no ties with a gap, whose
+  // quotient the engine does not form), below and above them all, with the test starting at
+  // rounds 1, 3 and 5.
+  std::vector<double> seen(gap.begin() + 1, gap.begin() + needed);
+  std::sort(seen.begin(), seen.end());
+  REQUIRE(seen.front() < seen.back());  // the thresholds tell the rounds apart
+  std::vector<double> thresholds{seen.front() / 2, 2 * seen.back()};
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    if (seen[i] > seen[i - 1] * (1 + 1e-6)) thresholds.push_back((seen[i - 1] + seen[i]) / 2);
+  std::vector<Index> stops;
+  for (const Index from : {Index(1), Index(3), Index(5)})
+    for (const double threshold : thresholds) {
+      ColumnGenerationOptions opt = base;
+      opt.bound_test_from = from;
+      opt.bound_test_gap = threshold;
+      Index expected = -1;  // the first round from `from` on whose gap is not below the threshold
+      for (Index r = from; r < needed && expected < 0; ++r)
+        if (!(gap[std::size_t(r)] < threshold)) expected = r;
+      INFO("from " << from << " threshold " << threshold << " expected stop " << expected);
+      const auto r = solve(opt);
+      require_certificate(r, opt.gap_tolerance);
+      if (expected < 0) {
+        REQUIRE(r.status == SolveStatus::Optimal);
+        REQUIRE(r.rounds == needed);
+        REQUIRE(r.master.objective == full.master.objective);
+      } else {
+        REQUIRE(r.status == SolveStatus::IterationLimit);
+        REQUIRE(r.rounds == expected);
+        REQUIRE(r.lower_bound <= r.master.objective);
+        stops.push_back(expected);
+      }
     }
-  }
+  // Stops at more than one round, and solves that go on to the optimum: not vacuous.
+  std::sort(stops.begin(), stops.end());
+  CHECK(std::unique(stops.begin(), stops.end()) - stops.begin() >= 2);
 }
 
 TEST_CASE("column generation: time limit 0 gives TimeLimit with a valid bound and a feasible master",
