@@ -796,3 +796,42 @@ TEST_CASE("Grid LP past its round budget: column generation continues while the 
   CHECK(r.lower_bound <= r.expected_loss);
   CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
 }
+
+TEST_CASE("Grid LP within its round budget: column generation goes on only while its bound is positive, certified",
+          "[unbiased][glpk]") {
+  // The weeks-worked-like prior on the 52-point grid (bench_solvers' grid/weeks52/n52): the
+  // cost model gives column generation 4 rounds. At eps 1 its certified bound is positive there
+  // (relative gap 0.06) and it finishes in 6 rounds, no interior point; at eps 2 to 12 the bound
+  // is still negative (gap 3.6 to 45) and stays so for the rounds after, so the interior point
+  // takes over at round 4, not after the 12 rounds (150-390 more pivots) it had before. Either
+  // way the answer is the certified optimum: the dual bound (exact pricing over the grid) within
+  // 1e-9, equal to GLPK's optimum of the explicit compact LP, an unbiased eps-DP mechanism.
+  std::vector<double> v, w;
+  for (int y = 1; y <= 52; ++y) {
+    v.push_back(y);
+    w.push_back(0.2 + 0.02 * y + (y == 52 ? 30 : y == 50 ? 2 : y == 48 ? 1.5 : y == 40 ? 3 : y == 26 ? 2 : 0));
+  }
+  const auto prior = FinitePrior<>::from_weights(v, w);
+  for (const double eps : {1.0, 2.0, 12.0}) {
+    INFO("eps " << eps);
+    const auto grid = labeldp::feasible_output_set(prior, eps, 52);
+    const auto r = labeldp::optimal_unbiased_on_outputs(prior, eps, grid);
+    check_mechanism(r, prior, eps, 0);
+    CHECK(r.lower_bound <= r.expected_loss);
+    CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
+    if (eps == 1.0) {
+      CHECK(r.interior_point_iterations == 0);
+      CHECK(r.rounds <= 8);
+    } else {
+      CHECK(r.interior_point_iterations > 0);
+      CHECK(r.rounds <= 5);  // 13 before the bound test
+    }
+    Eigen::MatrixXd loss(52, 52);
+    for (Index y = 0; y < 52; ++y)
+      for (Index i = 0; i < 52; ++i) loss(y, i) = (grid[i] - prior.value(y)) * (grid[i] - prior.value(y));
+    const auto g = labeldp::test::solve_with_glpk(labeldp::test::unbiased_lp(
+        prior.values(), prior.probabilities(), eps, grid, loss, 0, labeldp::test::UnbiasedLpForm::Compact));
+    REQUIRE(g.status == SolveStatus::Optimal);
+    CHECK(r.expected_loss == Approx(g.objective).epsilon(1e-7));
+  }
+}

@@ -559,6 +559,77 @@ TEST_CASE("column generation: the tailing-off test stops where the objective's f
   }
 }
 
+TEST_CASE("column generation: the bound test stops at the first round whose gap is not below its threshold",
+          "[column_generation]") {
+  // The first of a few instances that take at least 8 rounds.
+  CuttingStock cs;
+  for (std::uint64_t seed = 3; seed < 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    cs = random_cutting_stock(rng, 12);
+    RevisedSimplex master(initial_cutting_stock_master(cs));
+    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
+    ColumnGenerationOptions opt;
+    opt.column_sum_bound = cs.demands.sum();
+    if (labeldp::optim::solve_by_column_generation(master, pricing, opt).rounds >= 8) break;
+  }
+  const auto solve = [&](const ColumnGenerationOptions& opt) {
+    RevisedSimplex master(initial_cutting_stock_master(cs));
+    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
+    auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
+    require_feasible(master.problem(), r.master.x);
+    return r;
+  };
+  ColumnGenerationOptions base;
+  base.column_sum_bound = cs.demands.sum();
+  const auto full = solve(base);
+  REQUIRE(full.status == SolveStatus::Optimal);
+  const Index needed = full.rounds;
+  REQUIRE(needed >= 8);
+  // Oracle: the relative gap after r appending rounds, from solves stopped there.
+  std::vector<double> gap;
+  for (Index r = 0; r <= needed; ++r) {
+    ColumnGenerationOptions opt = base;
+    opt.max_rounds = r;
+    const auto s = solve(opt);
+    gap.push_back((s.master.objective - s.lower_bound) / std::abs(s.master.objective));
+  }
+  // Thresholds between the gaps seen from round 1 on (midpoints: no ties with a gap, whose
+  // quotient the engine does not form), below and above them all, with the test starting at
+  // rounds 1, 3 and 5.
+  std::vector<double> seen(gap.begin() + 1, gap.begin() + needed);
+  std::sort(seen.begin(), seen.end());
+  REQUIRE(seen.front() < seen.back());  // the thresholds tell the rounds apart
+  std::vector<double> thresholds{seen.front() / 2, 2 * seen.back()};
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    if (seen[i] > seen[i - 1] * (1 + 1e-6)) thresholds.push_back((seen[i - 1] + seen[i]) / 2);
+  std::vector<Index> stops;
+  for (const Index from : {Index(1), Index(3), Index(5)})
+    for (const double threshold : thresholds) {
+      ColumnGenerationOptions opt = base;
+      opt.bound_test_from = from;
+      opt.bound_test_gap = threshold;
+      Index expected = -1;  // the first round from `from` on whose gap is not below the threshold
+      for (Index r = from; r < needed && expected < 0; ++r)
+        if (!(gap[std::size_t(r)] < threshold)) expected = r;
+      INFO("from " << from << " threshold " << threshold << " expected stop " << expected);
+      const auto r = solve(opt);
+      require_certificate(r, opt.gap_tolerance);
+      if (expected < 0) {
+        REQUIRE(r.status == SolveStatus::Optimal);
+        REQUIRE(r.rounds == needed);
+        REQUIRE(r.master.objective == full.master.objective);
+      } else {
+        REQUIRE(r.status == SolveStatus::IterationLimit);
+        REQUIRE(r.rounds == expected);
+        REQUIRE(r.lower_bound <= r.master.objective);
+        stops.push_back(expected);
+      }
+    }
+  // Stops at more than one round, and solves that go on to the optimum: not vacuous.
+  std::sort(stops.begin(), stops.end());
+  CHECK(std::unique(stops.begin(), stops.end()) - stops.begin() >= 2);
+}
+
 TEST_CASE("column generation: time limit 0 gives TimeLimit with a valid bound and a feasible master",
           "[column_generation]") {
   std::mt19937_64 rng(11);
@@ -787,6 +858,9 @@ TEST_CASE("column generation rejects: options out of range, naming the field", "
   rejects([](ColumnGenerationOptions& o) { o.tailing_off_from = -1; }, "'tailing_off_from' must be >= 0");
   rejects([](ColumnGenerationOptions& o) { o.tailing_off_window = 0; }, "'tailing_off_window' must be at least 1");
   rejects([](ColumnGenerationOptions& o) { o.tailing_off_decrease = -0.1; }, "'tailing_off_decrease'");
+  rejects([](ColumnGenerationOptions& o) { o.bound_test_from = -1; }, "'bound_test_from' must be >= 0");
+  rejects([](ColumnGenerationOptions& o) { o.bound_test_gap = 0; }, "'bound_test_gap' must be finite and positive");
+  rejects([](ColumnGenerationOptions& o) { o.bound_test_gap = std::nan(""); }, "'bound_test_gap'");
   rejects([](ColumnGenerationOptions& o) { o.tailing_off_first_decrease = std::nan(""); },
           "'tailing_off_first_decrease'");
   rejects([](ColumnGenerationOptions& o) { o.warm_duals = Eigen::VectorXd::Constant(2, std::nan("")); },

@@ -369,7 +369,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
         R.columns = columns;
         for (const auto& c : columns) R.seen.emplace(c.output, c.pattern);
         detail::run_staircase_master(Q, crossover, product, 0, R, loss_on(Q), pricing_on(Q), exact_options(), warm_kept,
-                                     optim::kUnlimited, ratio_on(Q));
+                                     {}, ratio_on(Q));
         R.iterations += lp_result.iterations;
         if (R.status != optim::SolveStatus::NumericalIssue) {
           // Bounds on the kept problem's optimum are bounds on the full one (the same optimum);
@@ -481,11 +481,11 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
   }
   // The weighted bound needs the normalization rows' sum (W = k), which the penalized
   // artificials do not keep.
-  detail::StaircaseMaster S =
-      penalty == 0 ? detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact_options(), penalty,
-                                                    warm, {}, optim::kUnlimited, ratio_on(P))
-                   : detail::solve_staircase_master(P, std::move(initial), loss_of, price, exact_options(), penalty,
-                                                    warm, {}, optim::kUnlimited);
+  detail::StaircaseMaster S = penalty == 0
+                                  ? detail::solve_staircase_master(P, std::move(initial), loss_of, price,
+                                                                   exact_options(), penalty, warm, {}, {}, ratio_on(P))
+                                  : detail::solve_staircase_master(P, std::move(initial), loss_of, price,
+                                                                   exact_options(), penalty, warm, {}, {});
   S.rounds += seed_rounds;
   S.iterations += seed_iterations;
   return conclude(S);

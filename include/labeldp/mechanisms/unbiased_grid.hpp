@@ -187,21 +187,26 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   // times m pivots when column generation is going to tail off, so the barrier goes first.
   detail::StaircaseMaster S;
   if (budget >= 4) {
-    // Column generation gets the rounds the model prices the barrier at, and at least 12: on
-    // the weeks-like k = 52 prior at eps = 1 it needs 10 rounds where the model allows 4 (and
-    // stopping it there for the barrier cost 4x, 5.6 ms against 1.3 ms); more rounds on a
-    // tailing-off solve only delay the barrier (weeks, grid 416, eps 2: 124 rounds = 0.1 s).
+    // Column generation gets the rounds the model prices the barrier at, and up to 12 while
+    // its certified bound is positive (relative gap below 1: the engine's bound test,
+    // optim::ColumnGenerationOptions::bound_test_from): on the weeks-like k = 52 prior, grid 52,
+    // eps = 1 it needs 6 rounds where the model allows 4 (its gap at round 4: 0.06; stopping
+    // there for the barrier cost 4x), while at eps 2 to 12 the bound is still negative at
+    // round 4 (gap 3.6 to 45) and stays so up to round 12, whose 150-390 further pivots were a
+    // quarter of the solve before the barrier. More rounds on a tailing-off solve only delay
+    // the barrier (weeks, grid 416, eps 2: 124 rounds = 0.1 s).
     UnbiasedOptions first = options;
     first.max_rounds = std::max<Index>(budget, 12);
+    detail::StaircaseEarlyStop early;
+    if (first.max_rounds > budget) early.bound_test_from = budget;
     // Past the budget, up to 3x the budget while the master objective still falls fast: the
     // engine's tailing-off control (optim::ColumnGenerationOptions::tailing_off_from, whose
     // defaults were measured here). Weeks-like k = 52, grid 416, eps 8: 60 rounds, 0.05 s CPU,
     // against 41 rounds plus the barrier, 0.14 s. Measured without dual smoothing only (k < 100
     // by default).
-    Index tailing_off_from = optim::kUnlimited;
     if (detail::staircase_dual_smoothing(options, k) == 0 &&
         std::min(3 * budget, options.max_rounds) > first.max_rounds) {
-      tailing_off_from = first.max_rounds;
+      early.tailing_off_from = first.max_rounds;
       first.max_rounds = std::min(3 * budget, options.max_rounds);
     }
     // Up to 4k columns a round (the master's default is 2k): with the interval neighbours of
@@ -213,7 +218,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
     // below 1e-9 but a 3.6e-5 relative gap, and the barrier then costs 8x the whole solve.
     first.pricing_tolerance = std::min(options.pricing_tolerance, 1e-11);
     first.simplex.dual_feasibility_tolerance = std::min(options.simplex.dual_feasibility_tolerance, 1e-11);
-    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty, {}, crash, tailing_off_from);
+    S = detail::solve_staircase_master(P, initial, loss_of, price, first, penalty, {}, crash, early);
     // The user's time limit ends the solve here with the best feasible master and its gap.
     if (S.status == optim::SolveStatus::Optimal || S.status == optim::SolveStatus::TimeLimit) {
       UnbiasedResult<Scalar> result = detail::finish_unbiased(prior, P, S, original, loss);

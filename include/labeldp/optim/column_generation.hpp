@@ -158,6 +158,16 @@ struct ColumnGenerationOptions {
   /// Default 0.05 (finite, >= 0). Relative fall of z over the window required after the first
   /// check.
   double tailing_off_decrease = 0.05;
+  /// Default kUnlimited = off (>= 0, or kUnlimited). Bound test: from this many appending
+  /// rounds on, a round appends only while the certified relative gap
+  /// \f$(z - \mathrm{bound}) / |z + c_0|\f$ is below bound_test_gap; otherwise the solve stops
+  /// with SolveStatus::IterationLimit, its best master solution, bound and gap. A caller with
+  /// a cheaper way to finish gives column generation that many rounds, and more only while
+  /// its Lagrangian bound says it is near the optimum.
+  Index bound_test_from = kUnlimited;
+  /// Default 1 (finite, > 0). The relative gap below which the bound test lets a round append
+  /// (1: a positive bound on a positive objective).
+  double bound_test_gap = 1;
   /// Default SimplexOptions{} (checked by check() under the prefix "simplex."). Simplex options
   /// for callers that build the master from these options; the engine itself uses the master's
   /// own options (RevisedSimplex::options()).
@@ -193,6 +203,9 @@ struct ColumnGenerationOptions {
       labeldp::detail::fail_parameter(name("tailing_off_window"), "must be at least 1", double(tailing_off_window));
     validate_finite_nonnegative(name("tailing_off_first_decrease"), tailing_off_first_decrease);
     validate_finite_nonnegative(name("tailing_off_decrease"), tailing_off_decrease);
+    validate_count_limit(name("bound_test_from"), bound_test_from);
+    if (!(std::isfinite(bound_test_gap) && bound_test_gap > 0))
+      labeldp::detail::fail_parameter(name("bound_test_gap"), "must be finite and positive", bound_test_gap);
     if (!warm_duals.allFinite()) throw std::invalid_argument("'" + name("warm_duals") + "' must be finite");
     simplex.check(name("simplex."));
   }
@@ -457,6 +470,9 @@ solve_by_column_generation(RevisedSimplex& master, Pricing&& pricing, const Colu
       if (!(objectives[std::size_t(round - window)] - z >= needed * std::abs(z + options.objective_offset)))
         return finish(SolveStatus::IterationLimit);
     }
+    if (round >= options.bound_test_from &&
+        !(z - best_bound < options.bound_test_gap * std::abs(z + options.objective_offset)))
+      return finish(SolveStatus::IterationLimit);
     if (elapsed() >= options.time_limit) return finish(SolveStatus::TimeLimit);
 
     std::stable_sort(picked.begin(), picked.end(), [&](Index u, Index v) { return rc_master[u] < rc_master[v]; });

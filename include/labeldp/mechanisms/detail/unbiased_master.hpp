@@ -270,14 +270,23 @@ inline double staircase_dual_smoothing(const UnbiasedOptions& options, Index k) 
   return options.dual_smoothing == double(kAutomatic) ? (k >= 100 ? 0.5 : 0.0) : options.dual_smoothing;
 }
 
+/// Early stops of the staircase master's column generation, for a caller with a cheaper way to
+/// finish (the interior point): both stop with IterationLimit and the best master found.
+struct StaircaseEarlyStop {
+  /// Rounds after which column generation goes on only while its objective falls fast
+  /// (optim::ColumnGenerationOptions::tailing_off_from; kUnlimited = off).
+  Index tailing_off_from = optim::kUnlimited;
+  /// Rounds after which column generation goes on only while its certified relative gap is
+  /// below 1 (optim::ColumnGenerationOptions::bound_test_from; kUnlimited = off).
+  Index bound_test_from = optim::kUnlimited;
+};
+
 /// The column-generation rounds of solve_staircase_master() on a master already built (its
 /// structural columns after `artificial` penalized ones are S.columns, described to `product`
 /// in order, and S.seen holds them): continues from the master's current basis, so a caller
 /// whose LP over some of the columns is already solved (the bias-bounded crossover) resumes
 /// there instead of solving that LP again from scratch. Fills S's status, solution and bound.
-/// `tailing_off_from`: rounds after which column generation goes on only while it converges
-/// fast, else stops with IterationLimit (optim::ColumnGenerationOptions::tailing_off_from;
-/// kUnlimited = off).
+/// `early`: rounds after which column generation stops early (StaircaseEarlyStop; default off).
 /// `min_ratio(duals, mu, argmin_size)` (NoMinRatio: none): a lower bound on the least reduced
 /// cost per unit of normalization mass over the pricing's whole column space
 /// (staircase_min_ratio()), called when the least reduced cost `mu` is negative with the pattern
@@ -289,7 +298,7 @@ template <typename LossAt, typename Price, typename MinRatio = NoMinRatio>
 void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& master, StaircaseProduct& product,
                           Index artificial, StaircaseMaster& S, LossAt&& loss_of, Price&& price,
                           const UnbiasedOptions& options, const Eigen::VectorXd& warm_duals = {},
-                          Index tailing_off_from = optim::kUnlimited, MinRatio&& min_ratio = {}) {
+                          const StaircaseEarlyStop& early = {}, MinRatio&& min_ratio = {}) {
   constexpr bool weighted = !std::is_same_v<std::remove_cvref_t<MinRatio>, NoMinRatio>;
   // Engine options. Wentges smoothing: the master's duals jump between extreme points of a
   // highly degenerate dual (many labels, few outputs), and columns priced there are often
@@ -315,7 +324,8 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
   cg.max_columns_per_round =
       options.max_columns_per_round == kAutomatic ? 2 * P.num_labels() : options.max_columns_per_round;
   cg.warm_duals = warm_duals;
-  cg.tailing_off_from = tailing_off_from;
+  cg.tailing_off_from = early.tailing_off_from;
+  cg.bound_test_from = early.bound_test_from;
   // The pricing oracle of the engine: exact pricing (price() reports the minimum reduced cost
   // over its whole column space) returning the priced columns not yet in the master, once
   // each. `last` keeps their metadata until the engine says which ones it appended. Without
@@ -395,12 +405,12 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
 /// `crash`: a caller's crash basis (StaircaseCrash), tried before Proposition 7's; its columns
 /// must be among `initial`. Ignored (Proposition 7's basis, or phase 1, instead) when a column
 /// is missing or the simplex rejects the basis.
-/// `tailing_off_from`, `min_ratio`: as for run_staircase_master().
+/// `early`, `min_ratio`: as for run_staircase_master().
 template <typename LossAt, typename Price, typename MinRatio = NoMinRatio>
 StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<StaircaseColumn> initial, LossAt&& loss_of,
                                        Price&& price, const UnbiasedOptions& options, double penalty = 0,
                                        const Eigen::VectorXd& warm_duals = {}, const StaircaseCrash& crash = {},
-                                       Index tailing_off_from = optim::kUnlimited, MinRatio&& min_ratio = {}) {
+                                       const StaircaseEarlyStop& early = {}, MinRatio&& min_ratio = {}) {
   StaircaseMaster S;
   const Index m = P.num_rows();
   const Index artificial = penalty > 0 ? 2 * m : 0;
@@ -493,7 +503,7 @@ StaircaseMaster solve_staircase_master(const UnbiasedProblem& P, std::vector<Sta
       }
     }
   }
-  run_staircase_master(P, master, product, artificial, S, loss_of, price, options, warm_duals, tailing_off_from,
+  run_staircase_master(P, master, product, artificial, S, loss_of, price, options, warm_duals, early,
                        std::forward<MinRatio>(min_ratio));
   return S;
 }
