@@ -187,6 +187,8 @@ TEST_CASE("options: UnbiasedOptions::check names each bad field", "[options][unb
        "'simplex.refactorization_interval' must be >= 1, got 0"},
       {"continuous_method", [](auto& o) { o.continuous_method = static_cast<ContinuousMethod>(7); },
        "'continuous_method' must be Automatic, InteriorPoint or ColumnGeneration, got 7"},
+      {"bias_pattern_rounds", [](auto& o) { o.bias_pattern_rounds = -1; },
+       "'bias_pattern_rounds' must be at least 0, got -1"},
   });
 }
 

@@ -955,17 +955,20 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Bias-bounded lognormal-like k = 300, B = 5, eps 4: column generation resumed on the crossover's simplex, "
-    "warm-started at the interior duals, certifies",
+    "Bias-bounded lognormal-like k = 300, B = 5, eps 4: certified by the interior point's re-solves, or without them "
+    "by column generation resumed on the crossover's simplex, warm-started at the interior duals",
     "[unbiased][continuous]") {
-  // From k = 300 on the interior point carries no non-interval patterns; here it stops 1.5e-3
-  // below the crossover's loss, so the crossover is not certified and column generation resumes
-  // on its simplex (k >= 100). Before, without near-optimal interior duals, a fresh master ran
-  // instead and ended NumericalIssue at a gap of 4e-8; resumed and warm-started at the interior
-  // duals the rounds certify (fails without it). Oracles: the mechanism's audit (eps-DP and the bias bound,
+  // Without re-solves (bias_pattern_rounds = 0: the interior point carries no non-interval
+  // patterns) it stops 1.5e-3 below the crossover's loss, so the crossover is not certified and
+  // column generation resumes on its simplex (k >= 100). Before, without near-optimal interior
+  // duals, a fresh master ran instead and ended NumericalIssue at a gap of 4e-8; resumed and
+  // warm-started at the interior duals the rounds certify (fails without it). With the re-solves
+  // (the default; they were made only below k = 300 before) the crossover is certified with no
+  // round (fails with the old rule). Oracles: the mechanism's audit (eps-DP and the bias bound,
   // check_bias_bounded()), and the unbiased optimum (B = 0, the interior point's own certified
   // answer), which is feasible under any bias bound: the bias-bounded loss and its certified
-  // bound are at most that loss, and the bound is below this solve's loss.
+  // bound are at most that loss, and the bound is below this solve's loss; the two solves'
+  // certified bounds hold for each other's loss.
   std::vector<double> values, weights;
   for (int y = 0; y < 300; ++y) {
     const double t = std::log(y + 1.0) - 3.0;
@@ -973,21 +976,32 @@ TEST_CASE(
     weights.push_back(std::exp(-t * t / 2) / (y + 1.0));
   }
   const auto prior = FinitePrior<>::from_weights(values, weights);
-  UnbiasedOptions o;
-  o.max_bias = 5;
-  o.max_labels = prior.size();
-  const auto r = labeldp::optimal_unbiased_continuous(prior, 4.0, o);
-  INFO("status " << labeldp::optim::to_string(r.status) << " gap " << r.gap << " rounds " << r.rounds);
-  REQUIRE(r.optimal());
-  CHECK(r.interior_point_iterations > 0);
-  CHECK(r.rounds > 0);  // column generation ran (the crossover alone did not certify)
-  CHECK(r.lower_bound <= r.expected_loss);
-  CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
-  check_bias_bounded(r, prior, 4.0, 5);
   UnbiasedOptions unbiased;
   unbiased.max_labels = prior.size();
   const auto u = labeldp::optimal_unbiased_continuous(prior, 4.0, unbiased);
   REQUIRE(u.optimal());
-  CHECK(r.expected_loss <= u.expected_loss * (1 + 1e-12));
-  CHECK(u.expected_loss > r.expected_loss * (1 + 1e-3));  // the bound B matters here
+  std::vector<labeldp::UnbiasedResult<>> results;
+  for (const Index pattern_rounds : {Index(0), UnbiasedOptions{}.bias_pattern_rounds}) {
+    UnbiasedOptions o;
+    o.max_bias = 5;
+    o.max_labels = prior.size();
+    o.bias_pattern_rounds = pattern_rounds;
+    const auto r = labeldp::optimal_unbiased_continuous(prior, 4.0, o);
+    INFO("re-solves at most " << pattern_rounds << ": status " << labeldp::optim::to_string(r.status) << " gap "
+                              << r.gap << " rounds " << r.rounds);
+    REQUIRE(r.optimal());
+    CHECK(r.interior_point_iterations > 0);
+    if (pattern_rounds == 0)
+      CHECK(r.rounds > 0);  // column generation ran (the crossover alone did not certify)
+    else
+      CHECK(r.rounds == 0);  // the re-solves' crossover certified
+    CHECK(r.lower_bound <= r.expected_loss);
+    CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
+    check_bias_bounded(r, prior, 4.0, 5);
+    CHECK(r.expected_loss <= u.expected_loss * (1 + 1e-12));
+    CHECK(u.expected_loss > r.expected_loss * (1 + 1e-3));  // the bound B matters here
+    results.push_back(r);
+  }
+  CHECK(results[0].lower_bound <= results[1].expected_loss);
+  CHECK(results[1].lower_bound <= results[0].expected_loss);
 }

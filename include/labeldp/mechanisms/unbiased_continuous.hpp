@@ -168,19 +168,23 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
     // With a bias bound the interior point carries the patterns that price out at its duals
-    // (bias_bounded_barrier(): up to 60 re-solves, each adding up to ten of the most negative
-    // non-interval patterns at the last centre, one per window of outputs, from k = 100; five below), so its centre
-    // lies on the optimal dual face of the problem that holds them, not only of the interval problem. Interval patterns
-    // need not suffice under a bias bound (Claim 14 orders the rows by their means, which the bound lets tie or cross),
-    // and at the interval problem's centre such patterns priced out: the bound was 18% low (near-uniform k = 214, B =
-    // 20, eps 4: 66 patterns at -1.4e-5), the crossover's optimum could not be certified and column generation stalled
-    // on the degenerate dual (48 rounds with the objective moving by 1e-16, > 40 s); with the patterns carried the
-    // crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). Only below k = 300, where it was measured
-    // to pay: at k = 401 (lognormal) it gained nothing in three cases and kept B = 5, eps 4 running past 150 s (19 s
-    // without it, gap 4.2e-9, near idle). 60: a loose bound needed 11-41 (see bias_bounded_barrier()).
-    const Index pattern_rounds = k < 300 ? 60 : 0;
+    // (bias_bounded_barrier(): up to UnbiasedOptions::bias_pattern_rounds = 60 re-solves, each adding up to ten of the
+    // most negative non-interval patterns at the last centre, one per window of outputs, from k = 100; five below), so
+    // its centre lies on the optimal dual face of the problem that holds them, not only of the interval problem.
+    // Interval patterns need not suffice under a bias bound (Claim 14 orders the rows by their means, which the bound
+    // lets tie or cross), and at the interval problem's centre such patterns priced out: the bound was 18% low
+    // (near-uniform k = 214, B = 20, eps 4: 66 patterns at -1.4e-5), the crossover's optimum could not be certified and
+    // column generation stalled on the degenerate dual (48 rounds with the objective moving by 1e-16, > 40 s); with the
+    // patterns carried the crossover is certified at once (gap 2.7e-10, 4.6 s CPU under load 4.8). At every k: at k =
+    // 401 (lognormal, CPU s under load 2-3, every answer certified) the re-solves take B = 20, eps 4 from 307-632 s
+    // (181 rounds of column generation) to 146-165 s (55 re-solves, no round) and B = 20, eps 12 from past 310 s
+    // (stopped by a time limit at a gap of 8%) to 32 s, at a cost of 19 -> 27-30 s for B = 5, eps 4; B = 5 and 20 at
+    // eps 1 and B = 5 at eps 12 need no re-solve (9-11 s either way). (Before the patterns were spread over windows of
+    // outputs, k = 401 gained nothing and B = 5, eps 4 ran past 150 s: it was off from k = 300.) 60: a loose bound
+    // needed 11-55.
     detail::IntervalBarrierResult ipm =
-        P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, pattern_rounds) : barrier.solve(1e-9);
+        P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, options.bias_pattern_rounds)
+                    : barrier.solve(1e-9);
     interior_iterations = ipm.newton_steps;
     const Eigen::VectorXd duals = ipm.duals.size() > 0 ? detail::expand_duals(kept, k, ipm.duals) : Eigen::VectorXd();
     // A mechanism from columns on the kept labels (weights S.x) on every label: the dropped

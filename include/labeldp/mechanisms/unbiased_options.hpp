@@ -103,6 +103,11 @@ struct UnbiasedOptions {
   /// Default ContinuousMethod::Automatic: the interior-point method over interval patterns
   /// whenever it applies, column generation otherwise or as its fallback. Continuous solver only.
   ContinuousMethod continuous_method = ContinuousMethod::Automatic;
+  /// Default 60 (>= 0). With a bias bound, the most re-solves of the continuous solver's interior
+  /// point with the patterns that are not intervals and price out at its last centre
+  /// (detail::bias_bounded_barrier()); 0: none, the interior point over interval patterns only,
+  /// then column generation from its crossover. Continuous solver only.
+  Index bias_pattern_rounds = 60;
   /// Default 256 (>= 1). The most prior values a solve accepts: more are refused before anything
   /// is allocated (time grows faster than the square of the count: 256 values take about 1 s
   /// continuous and 4 s on a 1,000-point grid, 1,000 values 26-33 s, 10,000 ran out of 2 GB).
@@ -134,6 +139,8 @@ struct UnbiasedOptions {
     optim::validate_time_limit("time_limit", time_limit);
     validate_finite_nonnegative("gap_tolerance", gap_tolerance);
     simplex.check("simplex.");
+    if (bias_pattern_rounds < 0)
+      detail::fail_parameter("bias_pattern_rounds", "must be at least 0", double(bias_pattern_rounds));
     if (max_labels < 1) detail::fail_parameter("max_labels", "must be at least 1", double(max_labels));
     if (max_cells < 1) detail::fail_parameter("max_cells", "must be at least 1", double(max_cells));
     if (continuous_method != ContinuousMethod::Automatic && continuous_method != ContinuousMethod::InteriorPoint &&

@@ -343,14 +343,13 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// 4.2 s in all, no round of column generation); k = 100-215, B = 5 and 20, eps 1-12 otherwise
 /// within 0.15 s of their barrier time. On the weeks-like prior (k = 52, B = 20, eps 1) it
 /// certified after 780 Newton steps instead of uncertified after 1080, but it is not used below
-/// kBiasSpreadLabels (see there). At k = 401 (no re-solves from k = 300,
-/// solve_unbiased_continuous()) the re-solves would certify B = 20, eps 4 in 50 re-solves and
-/// 61 s (307 s in all today) but take B = 5, eps 4 to 11.9 s of barrier alone (9.7-13.5 s in all
-/// today). Restarting each re-solve from the last solve's path (its iterates shifted towards the
-/// start until the new patterns' reduced costs are positive, their weights centred) took more
-/// Newton steps than the usual start (649-1423 against 723 at k = 200): the path settles the
-/// face's directions early, so every recorded iterate violates the new cuts, and the shifted
-/// ones are off centre.
+/// kBiasSpreadLabels (see there). At k = 401 the re-solves certify B = 20, eps 4 in about 55
+/// re-solves (146-165 s CPU under load, against 307-632 s of column generation without them) and
+/// B = 20, eps 12 in 32 s (over 310 s without), but take B = 5, eps 4 from 19 s to 27-30 s. Restarting each re-solve
+/// from the last solve's path (its iterates shifted towards the start until the new patterns' reduced costs are
+/// positive, their weights centred) took more Newton steps than the usual start (649-1423 against 723 at k = 200): the
+/// path settles the face's directions early, so every recorded iterate violates the new cuts, and the shifted ones are
+/// off centre.
 ///
 /// Searching the optimal dual face directly after the crossover instead (tried, not kept;
 /// lognormal k = 401, B = 20, eps 4): the crossover's primal is not the sparse optimum but 510
