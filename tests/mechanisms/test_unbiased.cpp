@@ -776,6 +776,20 @@ TEST_CASE("Grid pricing: the interval neighbours of a pattern are exactly those 
   CHECK(appended > 50);  // the comparison is not vacuous (88 with this seed)
 }
 
+namespace {
+
+// The weeks-worked-like prior of the papers (k = 52; bench/bench_priors.hpp's weeks_prior()).
+FinitePrior<> weeks_worked_prior() {
+  std::vector<double> v, w;
+  for (int y = 1; y <= 52; ++y) {
+    v.push_back(y);
+    w.push_back(0.2 + 0.02 * y + (y == 52 ? 30 : y == 50 ? 2 : y == 48 ? 1.5 : y == 40 ? 3 : y == 26 ? 2 : 0));
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+}  // namespace
+
 TEST_CASE("Grid LP past its round budget: column generation continues while the master improves, certified",
           "[unbiased]") {
   // The weeks-worked-like prior of the papers (k = 52; bench/bench_priors.hpp): on the 416-point
@@ -783,12 +797,7 @@ TEST_CASE("Grid LP past its round budget: column generation continues while the 
   // master objective still falls by a third every 10 rounds there, so it goes on instead of
   // handing over to the barrier. The answer must be the certified optimum all the same: the
   // dual bound (exact pricing over the grid) within 1e-9, and an unbiased eps-DP mechanism.
-  std::vector<double> v, w;
-  for (int y = 1; y <= 52; ++y) {
-    v.push_back(y);
-    w.push_back(0.2 + 0.02 * y + (y == 52 ? 30 : y == 50 ? 2 : y == 48 ? 1.5 : y == 40 ? 3 : y == 26 ? 2 : 0));
-  }
-  const auto prior = FinitePrior<>::from_weights(v, w);
+  const auto prior = weeks_worked_prior();
   const auto r = labeldp::optimal_unbiased_grid(prior, 8.0, 416);
   check_mechanism(r, prior, 8.0, 0);
   CHECK(r.rounds > 41);
@@ -806,12 +815,7 @@ TEST_CASE("Grid LP within its round budget: column generation goes on only while
   // takes over at round 4, not after the 12 rounds (150-390 more pivots) it had before. Either
   // way the answer is the certified optimum: the dual bound (exact pricing over the grid) within
   // 1e-9, equal to GLPK's optimum of the explicit compact LP, an unbiased eps-DP mechanism.
-  std::vector<double> v, w;
-  for (int y = 1; y <= 52; ++y) {
-    v.push_back(y);
-    w.push_back(0.2 + 0.02 * y + (y == 52 ? 30 : y == 50 ? 2 : y == 48 ? 1.5 : y == 40 ? 3 : y == 26 ? 2 : 0));
-  }
-  const auto prior = FinitePrior<>::from_weights(v, w);
+  const auto prior = weeks_worked_prior();
   for (const double eps : {1.0, 2.0, 12.0}) {
     INFO("eps " << eps);
     const auto grid = labeldp::feasible_output_set(prior, eps, 52);

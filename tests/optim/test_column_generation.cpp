@@ -489,9 +489,11 @@ TEST_CASE("column generation: round limit gives IterationLimit with a valid boun
   }
 }
 
-TEST_CASE("column generation: the tailing-off test stops where the objective's fall says, with IterationLimit",
-          "[column_generation]") {
-  // The first of a few instances that take at least 8 rounds.
+namespace {
+
+// The first of a few random cutting-stock instances whose column generation takes at least 8
+// rounds (the tailing-off and bound tests stop it part way).
+CuttingStock slow_cutting_stock() {
   CuttingStock cs;
   for (std::uint64_t seed = 3; seed < 40; ++seed) {
     std::mt19937_64 rng(seed);
@@ -502,26 +504,70 @@ TEST_CASE("column generation: the tailing-off test stops where the objective's f
     opt.column_sum_bound = cs.demands.sum();
     if (labeldp::optim::solve_by_column_generation(master, pricing, opt).rounds >= 8) break;
   }
-  const auto solve = [&](const ColumnGenerationOptions& opt) {
-    RevisedSimplex master(initial_cutting_stock_master(cs));
-    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
-    auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
-    require_feasible(master.problem(), r.master.x);
-    return r;
-  };
+  return cs;
+}
+
+// Column generation on `cs` from its initial master; the master's answer is checked feasible.
+auto solve_checked(const CuttingStock& cs, const ColumnGenerationOptions& opt) {
+  RevisedSimplex master(initial_cutting_stock_master(cs));
+  KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
+  auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
+  require_feasible(master.problem(), r.master.x);
+  return r;
+}
+
+// slow_cutting_stock(), the options of its solves (column_sum_bound set), its full solve
+// (Optimal, at least 8 rounds: checked) and the solves stopped after r = 0, 1, ..., its rounds
+// appending rounds (max_rounds = r).
+struct RoundSolves {
+  CuttingStock cs;
   ColumnGenerationOptions base;
-  base.column_sum_bound = cs.demands.sum();
-  const auto full = solve(base);
-  REQUIRE(full.status == SolveStatus::Optimal);
-  const Index needed = full.rounds;
-  REQUIRE(needed >= 8);
+  labeldp::optim::ColumnGenerationResult full;
+  std::vector<labeldp::optim::ColumnGenerationResult> stopped;
+};
+RoundSolves solves_by_round() {
+  RoundSolves runs;
+  runs.cs = slow_cutting_stock();
+  runs.base.column_sum_bound = runs.cs.demands.sum();
+  runs.full = solve_checked(runs.cs, runs.base);
+  REQUIRE(runs.full.status == SolveStatus::Optimal);
+  REQUIRE(runs.full.rounds >= 8);
+  for (Index r = 0; r <= runs.full.rounds; ++r) {
+    ColumnGenerationOptions opt = runs.base;
+    opt.max_rounds = r;
+    runs.stopped.push_back(solve_checked(runs.cs, opt));
+  }
+  return runs;
+}
+
+// A solve of runs.cs under `opt` (runs.base with a stopping test) stops after `expected` rounds
+// as IterationLimit, with the master of the solve stopped there by max_rounds and a certified
+// bound; or, expected < 0, runs to the full solve's optimum.
+void require_stop(const RoundSolves& runs, const ColumnGenerationOptions& opt, Index expected) {
+  const auto r = solve_checked(runs.cs, opt);
+  require_certificate(r, opt.gap_tolerance);
+  if (expected < 0) {
+    REQUIRE(r.status == SolveStatus::Optimal);
+    REQUIRE(r.rounds == runs.full.rounds);
+    REQUIRE(r.master.objective == runs.full.master.objective);
+  } else {
+    REQUIRE(r.status == SolveStatus::IterationLimit);
+    REQUIRE(r.rounds == expected);
+    REQUIRE(r.master.objective == runs.stopped[std::size_t(expected)].master.objective);
+    REQUIRE(r.lower_bound <= r.master.objective);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("column generation: the tailing-off test stops where the objective's fall says, with IterationLimit",
+          "[column_generation]") {
+  const RoundSolves runs = solves_by_round();
+  const ColumnGenerationOptions& base = runs.base;
+  const Index needed = runs.full.rounds;
   // Oracle: z_r, the master objective after r appending rounds, from solves stopped there.
   std::vector<double> z;
-  for (Index r = 0; r <= needed; ++r) {
-    ColumnGenerationOptions opt = base;
-    opt.max_rounds = r;
-    z.push_back(solve(opt).master.objective);
-  }
+  for (const auto& s : runs.stopped) z.push_back(s.master.objective);
   const Index window = 2, from = 3;
   // Relative falls over the window from round `from` on; their median is a threshold some
   // rounds meet and some do not.
@@ -543,56 +589,19 @@ TEST_CASE("column generation: the tailing-off test stops where the objective's f
               (r == from ? first : later) * std::abs(z[std::size_t(r)])))
           expected = r;
       INFO("first " << first << " later " << later << " expected stop " << expected);
-      const auto r = solve(opt);
-      require_certificate(r, opt.gap_tolerance);
-      if (expected < 0) {
-        REQUIRE(r.status == SolveStatus::Optimal);
-        REQUIRE(r.rounds == needed);
-        REQUIRE(r.master.objective == full.master.objective);
-      } else {
-        REQUIRE(r.status == SolveStatus::IterationLimit);
-        REQUIRE(r.rounds == expected);
-        REQUIRE(r.master.objective == z[std::size_t(expected)]);
-        REQUIRE(r.lower_bound <= r.master.objective);
-      }
+      require_stop(runs, opt, expected);
     }
   }
 }
 
 TEST_CASE("column generation: the bound test stops at the first round whose gap is not below its threshold",
           "[column_generation]") {
-  // The first of a few instances that take at least 8 rounds.
-  CuttingStock cs;
-  for (std::uint64_t seed = 3; seed < 40; ++seed) {
-    std::mt19937_64 rng(seed);
-    cs = random_cutting_stock(rng, 12);
-    RevisedSimplex master(initial_cutting_stock_master(cs));
-    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
-    ColumnGenerationOptions opt;
-    opt.column_sum_bound = cs.demands.sum();
-    if (labeldp::optim::solve_by_column_generation(master, pricing, opt).rounds >= 8) break;
-  }
-  const auto solve = [&](const ColumnGenerationOptions& opt) {
-    RevisedSimplex master(initial_cutting_stock_master(cs));
-    KnapsackPricing pricing{&cs, 1, std::vector<char>(cs.patterns.size(), 0), {}, 0};
-    auto r = labeldp::optim::solve_by_column_generation(master, pricing, opt);
-    require_feasible(master.problem(), r.master.x);
-    return r;
-  };
-  ColumnGenerationOptions base;
-  base.column_sum_bound = cs.demands.sum();
-  const auto full = solve(base);
-  REQUIRE(full.status == SolveStatus::Optimal);
-  const Index needed = full.rounds;
-  REQUIRE(needed >= 8);
+  const RoundSolves runs = solves_by_round();
+  const ColumnGenerationOptions& base = runs.base;
+  const Index needed = runs.full.rounds;
   // Oracle: the relative gap after r appending rounds, from solves stopped there.
   std::vector<double> gap;
-  for (Index r = 0; r <= needed; ++r) {
-    ColumnGenerationOptions opt = base;
-    opt.max_rounds = r;
-    const auto s = solve(opt);
-    gap.push_back((s.master.objective - s.lower_bound) / std::abs(s.master.objective));
-  }
+  for (const auto& s : runs.stopped) gap.push_back((s.master.objective - s.lower_bound) / std::abs(s.master.objective));
   // Thresholds between the gaps seen from round 1 on (midpoints: no ties with a gap, whose
   // quotient the engine does not form), below and above them all, with the test starting at
   // rounds 1, 3 and 5.
@@ -612,18 +621,8 @@ TEST_CASE("column generation: the bound test stops at the first round whose gap 
       for (Index r = from; r < needed && expected < 0; ++r)
         if (!(gap[std::size_t(r)] < threshold)) expected = r;
       INFO("from " << from << " threshold " << threshold << " expected stop " << expected);
-      const auto r = solve(opt);
-      require_certificate(r, opt.gap_tolerance);
-      if (expected < 0) {
-        REQUIRE(r.status == SolveStatus::Optimal);
-        REQUIRE(r.rounds == needed);
-        REQUIRE(r.master.objective == full.master.objective);
-      } else {
-        REQUIRE(r.status == SolveStatus::IterationLimit);
-        REQUIRE(r.rounds == expected);
-        REQUIRE(r.lower_bound <= r.master.objective);
-        stops.push_back(expected);
-      }
+      require_stop(runs, opt, expected);
+      if (expected >= 0) stops.push_back(expected);
     }
   // Stops at more than one round, and solves that go on to the optimum: not vacuous.
   std::sort(stops.begin(), stops.end());
