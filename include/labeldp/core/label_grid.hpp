@@ -118,27 +118,14 @@ class LabelGrid {
   /// \throws std::invalid_argument for a non-finite label.
   std::int64_t index(Scalar y) const {
     validate_finite("label", double(y));
-    // The same work for every label (no branch on it): clamp, round, then select the top index
-    // for y >= hi arithmetically. y <= lo clamps to lo, whose index is 0.
-    const Scalar c = std::min(std::max(y, m_lo), m_hi);
-    const std::int64_t inside = std::min<std::int64_t>(m_steps, detail::round_nonnegative(double((c - m_lo) / m_step)));
-    const std::int64_t top = static_cast<std::int64_t>(y >= m_hi);
-    return inside + top * (m_hi_index - inside);
+    return snap(y);
   }
   /// Batch form of index(): `out[i] = index(in[i])` for every i (the same values), one pass
-  /// without a branch on the labels, after checking them all. On a power-of-two grid the
-  /// division by g is a multiplication by 1/g, which is exact and rounds identically.
+  /// without a call or a branch per label, after checking them all.
   /// \throws std::invalid_argument for a non-finite label (before anything is written).
   void indices(std::span<const Scalar> in, std::int64_t* out) const {
     validate_finite_labels(in);
-    const Scalar lo = m_lo, hi = m_hi, step = m_step, inverse = m_inverse_step;
-    const std::int64_t steps = m_steps, hi_index = m_hi_index;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const Scalar y = in[i], c = std::min(std::max(y, lo), hi);
-      const Scalar scaled = inverse > 0 ? (c - lo) * inverse : (c - lo) / step;
-      const std::int64_t inside = std::min<std::int64_t>(steps, detail::round_nonnegative(double(scaled)));
-      out[i] = y >= hi ? hi_index : inside;
-    }
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = snap(in[i]);
   }
   /// The value of index j, any integer: \f$lo + gj\f$, except that value(N) is the top point
   /// (hi exactly for a grid built from a resolution).
@@ -148,33 +135,18 @@ class LabelGrid {
   /// with wide noise) saturates to it: a fixed map of j, so post-processing, never infinity.
   Scalar output(std::int64_t j, bool clip) const {
     if (!clip) {
-      const Scalar v = value(j);
-      if (std::isfinite(double(v))) return v;
-      return v > 0 ? std::numeric_limits<Scalar>::max() : std::numeric_limits<Scalar>::lowest();
+      // Saturated by a clamp rather than a branch (v is never NaN).
+      constexpr Scalar most = std::numeric_limits<Scalar>::max();
+      return std::min(std::max(value(j), -most), most);
     }
     // Selects rather than branches: which side of [0, N] a noisy index falls is unpredictable.
     const std::int64_t c = std::min(std::max(j, std::int64_t(0)), m_steps);
     const Scalar inside = m_lo + Scalar(c) * m_step, edge = c == 0 ? m_lo : m_clip_top;
     return ((c == 0) | (c == m_steps)) ? edge : inside;
   }
-  /// Batch form of output(): `out[i] = output(j[i], clip)` for i < n (the same values), without
-  /// a branch on the indices.
+  /// Batch form of output(): `out[i] = output(j[i], clip)` for i < n.
   void outputs(const std::int64_t* j, std::size_t n, bool clip, Scalar* out) const {
-    const Scalar lo = m_lo, step = m_step, top_point = m_top_point, clip_top = m_clip_top;
-    const std::int64_t steps = m_steps;
-    if (clip) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::int64_t c = std::min(std::max(j[i], std::int64_t(0)), steps);
-        const Scalar inside = lo + Scalar(c) * step, edge = c == 0 ? lo : clip_top;
-        out[i] = ((c == 0) | (c == steps)) ? edge : inside;
-      }
-      return;
-    }
-    constexpr Scalar most = std::numeric_limits<Scalar>::max();
-    for (std::size_t i = 0; i < n; ++i) {
-      const Scalar v = j[i] == steps ? top_point : lo + Scalar(j[i]) * step;
-      out[i] = std::min(std::max(v, -most), most);  // saturates as output() does (v is never NaN)
-    }
+    for (std::size_t i = 0; i < n; ++i) out[i] = output(j[i], clip);
   }
   /// All N + 1 values, value(0) .. value(N).
   Vector<Scalar> values() const {
@@ -184,6 +156,16 @@ class LabelGrid {
   }
 
  private:
+  // index() of a finite label, with the same work for every label (no branch on it): clamp,
+  // round, then select the top index for y >= hi. y <= lo clamps to lo, whose index is 0. On a
+  // power-of-two grid the division by g is a multiplication by 1/g (exact_inverse()).
+  std::int64_t snap(Scalar y) const {
+    const Scalar c = std::min(std::max(y, m_lo), m_hi);
+    const Scalar scaled = m_inverse_step > 0 ? (c - m_lo) * m_inverse_step : (c - m_lo) / m_step;
+    const std::int64_t inside = std::min<std::int64_t>(m_steps, detail::round_nonnegative(double(scaled)));
+    return y >= m_hi ? m_hi_index : inside;
+  }
+
   // 1/g when g is a power of two whose inverse is a normal number (then (c - lo) * (1/g) and
   // (c - lo) / g are the same real number, so they round to the same double), else 0.
   static Scalar exact_inverse(Scalar step) {
