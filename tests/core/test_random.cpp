@@ -140,6 +140,9 @@ TEST_CASE("SecureRandom: two generators differ; a moved-from one rekeys to a fre
 }
 
 TEST_CASE("SecureRandom: after fork() the child's stream differs from the parent's", "[random]") {
+  // The child draws word by word, or in one fill() (random_words()), which must rekey too.
+  const bool fill = GENERATE(false, true);
+  INFO("child draws with fill(): " << fill);
   labeldp::SecureRandom secure;
   // Through a ChaCha20& (as a program choosing between seeded and secure holds it) as well.
   labeldp::ChaCha20& gen = secure;
@@ -150,13 +153,16 @@ TEST_CASE("SecureRandom: after fork() the child's stream differs from the parent
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    std::array<std::uint64_t, 70> words{};  // past the 64-word buffer as well
-    for (auto& w : words) w = gen();
+    std::array<std::uint64_t, 200> words{};  // past the 128-word buffer as well
+    if (fill)
+      labeldp::random_words(gen, words.data(), words.size());
+    else
+      for (auto& w : words) w = gen();
     const ssize_t n = ::write(fds[1], words.data(), sizeof words);
     ::_exit(n == ssize_t(sizeof words) ? 0 : 1);
   }
   ::close(fds[1]);
-  std::array<std::uint64_t, 70> parent{}, child{};
+  std::array<std::uint64_t, 200> parent{}, child{};
   for (auto& w : parent) w = gen();
   std::size_t got = 0;
   auto* bytes = reinterpret_cast<unsigned char*>(child.data());
@@ -180,6 +186,26 @@ TEST_CASE("SecureRandom: after fork() the child's stream differs from the parent
   for (auto c : child)
     for (auto p : parent) shared += c == p ? 1 : 0;
   CHECK(shared == 0);
+}
+
+TEST_CASE("random_words: the same words in the same order as random_u64 calls, with or without fill()", "[random]") {
+  // ChaCha20::fill() copies runs from the 128-word buffer: runs that end inside it, on its end
+  // and across refills, mixed with single words, against a twin drawn word by word.
+  labeldp::SeededRandom a(77), b(77);
+  std::vector<std::uint64_t> got, want;
+  for (std::size_t n : {0, 1, 5, 122, 128, 129, 300, 1, 127, 1000}) {
+    std::vector<std::uint64_t> block(n + 1);
+    labeldp::random_words(a, block.data(), n);
+    block[n] = a();
+    got.insert(got.end(), block.begin(), block.end());
+    for (std::size_t i = 0; i <= n; ++i) want.push_back(labeldp::random_u64(b));
+  }
+  CHECK(got == want);
+  // Generators without fill(): the loop of random_u64 (two words of a 32-bit generator each).
+  std::mt19937 m32(5), n32(5);
+  std::vector<std::uint64_t> w32(33);
+  labeldp::random_words(m32, w32.data(), w32.size());
+  for (std::uint64_t w : w32) CHECK(w == labeldp::random_u64(n32));
 }
 
 TEST_CASE("os_random_bytes fills odd lengths", "[random]") {

@@ -133,7 +133,7 @@ class LabelGrid {
   /// The output of a noisy index j: value(j), or with `clip` j clipped to [0, N] first and the
   /// top output top(). Unclipped, a value beyond the largest finite Scalar (a range near 1e308
   /// with wide noise) saturates to it: a fixed map of j, so post-processing, never infinity.
-  Scalar output(std::int64_t j, bool clip) const {
+  [[gnu::always_inline]] Scalar output(std::int64_t j, bool clip) const {
     if (!clip) {
       // Saturated by a clamp rather than a branch (v is never NaN).
       constexpr Scalar most = std::numeric_limits<Scalar>::max();
@@ -146,7 +146,11 @@ class LabelGrid {
   }
   /// Batch form of output(): `out[i] = output(j[i], clip)` for i < n.
   void outputs(const std::int64_t* j, std::size_t n, bool clip, Scalar* out) const {
-    for (std::size_t i = 0; i < n; ++i) out[i] = output(j[i], clip);
+    // One loop per case, the flag tested once (output() itself was not inlined into one loop).
+    if (clip)
+      for (std::size_t i = 0; i < n; ++i) out[i] = output(j[i], true);
+    else
+      for (std::size_t i = 0; i < n; ++i) out[i] = output(j[i], false);
   }
   /// All N + 1 values, value(0) .. value(N).
   Vector<Scalar> values() const {

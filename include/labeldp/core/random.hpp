@@ -10,6 +10,7 @@
 #include <sys/random.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -121,6 +122,23 @@ class ChaCha20 {
     if (m_pos < kBufferWords && m_generation == detail::fork_generation().load(std::memory_order_relaxed)) [[likely]]
       return m_buffer[m_pos++];
     return next_slow();
+  }
+
+  /// `n` words of the keystream into `out`: the same words, in the same order, as n calls of
+  /// operator() (and the same rekeying after fork()), copied from the buffer a run at a time.
+  void fill(std::uint64_t* out, std::size_t n) {
+    while (n > 0) {
+      if (m_pos == kBufferWords || m_generation != detail::fork_generation().load(std::memory_order_relaxed)) {
+        *out++ = next_slow();  // refills (or rekeys) and takes the first word
+        --n;
+        continue;
+      }
+      const std::size_t run = std::min(n, kBufferWords - m_pos);
+      std::copy_n(m_buffer.data() + m_pos, run, out);
+      m_pos += run;
+      out += run;
+      n -= run;
+    }
   }
 
  protected:
@@ -319,6 +337,16 @@ std::uint64_t random_u64(G& gen) {
     std::uniform_int_distribution<std::uint64_t> dist;
     return dist(gen);
   }
+}
+
+/// `n` words of random_u64(gen) into `out`, in order: through the generator's own `fill()` when
+/// it has one (ChaCha20: a copy from its buffer instead of a call per word).
+template <std::uniform_random_bit_generator G>
+void random_words(G& gen, std::uint64_t* out, std::size_t n) {
+  if constexpr (requires { gen.fill(out, n); })
+    gen.fill(out, n);
+  else
+    for (std::size_t i = 0; i < n; ++i) out[i] = random_u64(gen);
 }
 
 }  // namespace labeldp

@@ -235,6 +235,13 @@ class BitPool {
     const bool s1 = c1 < b1, s2 = c2 < b2;
     if ((c1 != b1) & (c2 != b2) & !(s1 & s2)) [[likely]]
       return !s1;  // trial 1 failed (K = 0), or trial 1 succeeded and trial 2 failed (K = 1)
+    return exp_neg_fraction_rest(w, c1, c2);
+  }
+
+  /// exp_neg_fraction() past its first byte pair (a tie, or both trials succeeded): out of line,
+  /// so that the common case inlines into the samplers' loops without this code.
+  [[gnu::noinline]] bool exp_neg_fraction_rest(std::uint64_t w, std::uint64_t c1, std::uint64_t c2) {
+    const std::uint64_t b1 = w >> 56, b2 = w >> 57;
     if (c1 > b1 || (c1 == b1 && !bernoulli_expansion(w, 0, 1, 48))) return true;            // K = 0
     if (c2 > b2 || (c2 == b2 && !bernoulli_expansion(w >> 1, w & 1, 2, 48))) return false;  // K = 1
     std::uint64_t k = 3;

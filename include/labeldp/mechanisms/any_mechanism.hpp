@@ -112,7 +112,7 @@ class FiniteLabelMechanism {
     for (std::size_t t0 = 0; t0 < in.size(); t0 += kBlock) {
       const std::size_t k = std::min(kBlock, in.size() - t0);
       check_finite(in.subspan(t0, k));
-      for (std::size_t w = 0; w < per_label * k; ++w) words[w] = random_u64(gen);
+      random_words(gen, words, per_label * k);
       sample_words(in.subspan(t0, k), words, out.subspan(t0, k), gen);
     }
   }

@@ -106,11 +106,25 @@ struct DiscreteGaussianSampler {
   /// sampler's bin offsets with the bits of a word their offset leaves.
   template <typename G>
   static bool ratio_prefix(std::uint64_t v, int nb, double estimate, u128 n, u128 d, NoiseBits<G>& bits) {
+    const int settled = prefix_settles(v, estimate);
+    return settled >= 0 ? settled == 1 : ratio_expansion(v, nb, n, d, bits);
+  }
+
+  /// ratio_prefix()'s estimate alone: 1 (true) when v is at least \f$2^{14}\f$ below it, 0
+  /// (false) when at least \f$2^{14}\f$ above, -1 when it does not settle the comparison.
+  static int prefix_settles(std::uint64_t v, double estimate) {
     constexpr std::uint64_t margin = std::uint64_t(1) << 14, top = ~std::uint64_t(0);
     const std::uint64_t e = estimate >= 18446744073709551615.0 ? top : std::uint64_t(estimate);
     const std::uint64_t lo = e > margin ? e - margin : 0, hi = e < top - margin ? e + margin : top;
-    if (v < lo) return true;   // U < (v + 1) 2^-nb <= lo 2^-nb <= n/d
-    if (v > hi) return false;  // U >= v 2^-nb > hi 2^-nb >= n/d
+    if (v < lo) return 1;  // U < (v + 1) 2^-nb <= lo 2^-nb <= n/d
+    if (v > hi) return 0;  // U >= v 2^-nb > hi 2^-nb >= n/d
+    return -1;
+  }
+
+  /// ratio_prefix() where its estimate does not settle it: v's nb bits, then further random
+  /// bits, against the exact binary expansion of n/d (long division).
+  template <typename G>
+  static bool ratio_expansion(std::uint64_t v, int nb, u128 n, u128 d, NoiseBits<G>& bits) {
     u128 r = n;
     for (int i = nb - 1; i >= 0; --i) {
       r <<= 1;
@@ -303,10 +317,14 @@ class TabledDiscreteGaussian {
       const std::uint64_t w = random_u64(gen), u = w & ((std::uint64_t(1) << m_k) - 1);
       if (u == 0) return 0;                         // x = 0: kept
       const std::uint64_t small = (2 * b + u) * u;  // below 2^40: exact in a double
-      const u128 n = u128(small) << m_f;
-      // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative.
+      // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative. The exact
+      // numerator small 2^f (a 128-bit shift) only where the estimate does not settle it.
       const double estimate = static_cast<double>(small) * m_scale;
-      if (!DiscreteGaussianSampler::ratio_prefix(w >> m_k, 64 - m_k, estimate, n, d, bits)) return u;
+      const int settled = DiscreteGaussianSampler::prefix_settles(w >> m_k, estimate);
+      if (settled == 0) [[likely]]
+        return u;  // the first trial false: U kept
+      const u128 n = u128(small) << m_f;
+      if (settled < 0 && !DiscreteGaussianSampler::ratio_expansion(w >> m_k, 64 - m_k, n, d, bits)) return u;
       if (DiscreteGaussianSampler::exp_unit_from(n, d, 2, gen, bits)) return u;
     }
   }
