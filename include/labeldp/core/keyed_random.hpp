@@ -17,6 +17,7 @@
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/detail/chacha20_simd.hpp"
 #include "labeldp/core/random.hpp"
+#include "labeldp/core/validate.hpp"
 
 namespace labeldp {
 
@@ -238,7 +239,6 @@ template <typename M>
 concept KeyedWordSampler = requires(const M& m, std::span<const double> in, const std::uint64_t* w,
                                     std::span<double> out, MoreWordsNeeded& g) {
   { m.words_per_label() } -> std::convertible_to<unsigned>;
-  m.check_finite(in);
   m.sample_words(in, w, out, g);
 };
 
@@ -292,7 +292,7 @@ struct KeyedBatch {
               given[2 * (t - t0) + 1] = std::uint64_t(w[2 * kChaChaGroup]) | (std::uint64_t(w[3 * kChaChaGroup]) << 32);
           }
           const auto in_group = in.subspan(t0, t1 - t0);
-          m.check_finite(in_group);
+          validate_finite_labels(in_group);
           MoreWordsNeeded more;
           m.sample_words(in_group, given, out.subspan(t0, t1 - t0), more);
           volatile std::uint64_t* v = given;

@@ -142,16 +142,11 @@ class DiscreteLaplaceMechanism : public detail::LatticeBaseline<DiscreteLaplaceM
     else
       Base::sample(in, out, gen);
   }
-  /// One draw of the unclipped noise Z on grid steps: from tabled_noise() when there is one,
-  /// else from the exact sampler.
-  template <std::uniform_random_bit_generator G>
-  std::int64_t draw_noise(G& gen) const {
-    return m_tabled ? (*m_tabled)(gen) : m_noise(gen);
-  }
   /// True when samples come from the constant-work table (see the class comment).
   bool constant_work() const { return bool(m_table); }
-  /// The audited noise table of unclipped samples (TabledDiscreteLaplace), or null when the
-  /// exact sampler is used (clipped, or a noise too wide for a table).
+  /// The audited noise table of unclipped samples (TabledDiscreteLaplace; sample() adds its draw
+  /// to the label's index), or null when the exact sampler is used (clipped, or a noise too wide
+  /// for a table).
   const TabledDiscreteLaplace* tabled_noise() const { return m_tabled.get(); }
   /// \f$\Pr[\text{output index} = o \mid \text{input index} = j]\f$ as sampled: the table's
   /// realized probability when constant_work() or tabled_noise(), else the exact distribution's
@@ -298,14 +293,9 @@ class LaplaceMechanism : public detail::LatticeBaseline<LaplaceMechanism<Scalar>
         m_noise(DiscreteLaplace::for_privacy(eps, double(m_grid.steps()))),
         m_tabled(detail::make_tabled(m_noise, m_grid.steps())) {}
 
-  /// One draw of the noise Z on grid steps (sample() adds it to the label's index): from
-  /// tabled_noise() when there is one, else from the exact DiscreteLaplace sampler.
-  template <std::uniform_random_bit_generator G>
-  std::int64_t draw_noise(G& gen) const {
-    return m_tabled ? (*m_tabled)(gen) : m_noise(gen);
-  }
-  /// The audited noise table samples are drawn from (TabledDiscreteLaplace), or null when eps is
-  /// too small for one (below about 1e-3) and the exact sampler is used.
+  /// The audited noise table samples are drawn from (TabledDiscreteLaplace; sample() adds its
+  /// draw to the label's index), or null when eps is too small for one (below about 1e-3) and
+  /// the exact DiscreteLaplace sampler is used.
   const TabledDiscreteLaplace* tabled_noise() const { return m_tabled.get(); }
 
   double eps() const { return m_eps; }

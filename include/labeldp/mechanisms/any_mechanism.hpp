@@ -111,7 +111,7 @@ class FiniteLabelMechanism {
     std::uint64_t words[2 * kBlock];
     for (std::size_t t0 = 0; t0 < in.size(); t0 += kBlock) {
       const std::size_t k = std::min(kBlock, in.size() - t0);
-      check_finite(in.subspan(t0, k));
+      validate_finite_labels(in.subspan(t0, k));
       random_words(gen, words, per_label * k);
       sample_words(in.subspan(t0, k), words, out.subspan(t0, k), gen);
     }
@@ -123,7 +123,7 @@ class FiniteLabelMechanism {
   /// `in[t]` drawn with words `words[p t] .. words[p t + p - 1]`, p = words_per_label(), exactly as
   /// sample() would draw it from a generator returning those words; only after a rounding word
   /// that ties with its threshold (probability \f$2^{-64}\f$) does the exact continuation draw from
-  /// `gen`. At most 128 labels per call, all finite (checked by the caller: check_finite()).
+  /// `gen`. At most 128 labels per call, all finite (checked by the caller: validate_finite_labels()).
   template <std::uniform_random_bit_generator G>
   void sample_words(std::span<const double> in, const std::uint64_t* words, std::span<double> out, G& gen) const {
     const auto& inputs = m_mech.inputs();
@@ -145,9 +145,6 @@ class FiniteLabelMechanism {
       out[t] = outputs[m_mech.sample_index(index[t], word)];
     }
   }
-  /// \throws std::invalid_argument for the first non-finite label of `in` (checked in one pass:
-  ///         validate_finite_labels()).
-  static void check_finite(std::span<const double> in) { validate_finite_labels(in); }
   /// Labels per call of sample_words().
   static constexpr std::size_t kBlock = 128;
 

@@ -103,14 +103,14 @@ class LatticeBaseline {
  private:
   static constexpr std::size_t kBatchBlock = 256;
   const Derived& derived() const { return static_cast<const Derived&>(*this); }
-  // One draw of the integer noise: Derived::draw_noise(gen) when it has one (a table in front of
-  // the exact sampler), else Derived::noise()(gen).
+  // One draw of the integer noise: from Derived::tabled_noise() when it has one and it is not
+  // null (an audited table in front of the exact sampler), else Derived::noise()(gen).
   template <typename G>
   static std::int64_t draw(const Derived& m, G& gen) {
-    if constexpr (requires { m.draw_noise(gen); })
-      return m.draw_noise(gen);
-    else
-      return m.noise()(gen);
+    if constexpr (requires { m.tabled_noise(); }) {
+      if (const auto* table = m.tabled_noise()) return (*table)(gen);
+    }
+    return m.noise()(gen);
   }
 };
 
