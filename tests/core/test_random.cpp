@@ -208,6 +208,17 @@ TEST_CASE("random_words: the same words in the same order as random_u64 calls, w
   for (std::uint64_t w : w32) CHECK(w == labeldp::random_u64(n32));
 }
 
+TEST_CASE("BufferedWords serves the generator's words in order, 64 at a time", "[random]") {
+  labeldp::SeededRandom a(78), b(78);
+  {
+    labeldp::BufferedWords<labeldp::SeededRandom> words(a);
+    for (int i = 0; i < 200; ++i) CHECK(labeldp::random_u64(words) == b());
+  }
+  // Destroyed after 200 of 256 words drawn from `a`: the 56 it held are skipped.
+  for (int i = 0; i < 56; ++i) (void)b();
+  CHECK(a() == b());
+}
+
 TEST_CASE("os_random_bytes fills odd lengths", "[random]") {
   std::array<unsigned char, 1000> a{}, b{};
   labeldp::detail::os_random_bytes(a.data(), 999);

@@ -349,4 +349,35 @@ void random_words(G& gen, std::uint64_t* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = random_u64(gen);
 }
 
+/// A generator that serves the words of another in order, drawn `kWords` at a time with
+/// random_words() (one copy from a ChaCha20's buffer instead of a call per word). The words it
+/// holds when it is destroyed are never used.
+template <std::uniform_random_bit_generator G>
+class BufferedWords {
+ public:
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type(0); }
+  explicit BufferedWords(G& gen) : m_gen(gen) {}
+  BufferedWords(const BufferedWords&) = delete;
+  BufferedWords& operator=(const BufferedWords&) = delete;
+  ~BufferedWords() {
+    volatile std::uint64_t* w = m_words.data();
+    for (std::size_t i = 0; i < kWords; ++i) w[i] = 0;
+  }
+  result_type operator()() {
+    if (m_pos == kWords) [[unlikely]] {
+      random_words(m_gen, m_words.data(), kWords);
+      m_pos = 0;
+    }
+    return m_words[m_pos++];
+  }
+
+ private:
+  static constexpr std::size_t kWords = 64;
+  G& m_gen;
+  std::array<std::uint64_t, kWords> m_words{};
+  std::size_t m_pos = kWords;
+};
+
 }  // namespace labeldp
