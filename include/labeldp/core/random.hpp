@@ -366,14 +366,17 @@ class BufferedWords {
     for (std::size_t i = 0; i < kWords; ++i) w[i] = 0;
   }
   result_type operator()() {
-    if (m_pos == kWords) [[unlikely]] {
-      random_words(m_gen, m_words.data(), kWords);
-      m_pos = 0;
-    }
+    if (m_pos == kWords) [[unlikely]]
+      refill();
     return m_words[m_pos++];
   }
 
  private:
+  [[gnu::noinline]] void refill() {
+    random_words(m_gen, m_words.data(), kWords);
+    m_pos = 0;
+  }
+
   static constexpr std::size_t kWords = 64;
   G& m_gen;
   std::array<std::uint64_t, kWords> m_words{};

@@ -91,16 +91,20 @@ class PlateauOffsets {
       : m_n(std::uint64_t(n)), m_threshold(m_n > 0 && m_n <= kWide ? std::uint32_t(kWide % m_n) : 0) {}
   template <std::uniform_random_bit_generator G>
   std::uint64_t operator()(std::uint32_t bits, G& gen) const {
-    if (m_n > kWide) [[unlikely]]
-      return uniform_below(m_n, gen);
     const std::uint64_t m = std::uint64_t(bits) * m_n;
-    if (std::uint32_t(m) < m_threshold) [[unlikely]]
-      return uniform_below(m_n, gen);
+    if (m_n > kWide || std::uint32_t(m) < m_threshold) [[unlikely]]
+      return redraw(gen);
     return m >> 32;
   }
 
  private:
   static constexpr std::uint64_t kWide = std::uint64_t(1) << 32;
+  // A width beyond 32 bits, or Lemire's rejection: a fresh exact draw (out of line, so that the
+  // common case inlines into the sampler's loop).
+  template <std::uniform_random_bit_generator G>
+  [[gnu::noinline]] std::uint64_t redraw(G& gen) const {
+    return uniform_below(m_n, gen);
+  }
   std::uint64_t m_n = 0;
   std::uint32_t m_threshold = 0;  // 2^32 mod n: the low products below it are rejected
 };
@@ -217,16 +221,15 @@ class StaircaseNoise {
 
   template <std::uniform_random_bit_generator G>
   std::int64_t operator()(G& gen) const {
-    NoiseBits<G> bits(gen);
     for (;;) {
-      const std::int64_t k = m_periods ? std::int64_t((*m_periods)(gen)) : period_index(bits);
+      const std::int64_t k = m_periods ? std::int64_t((*m_periods)(gen)) : untabled_period(gen);
       // The plateau and the offset in it from one word: its high 32 bits against pB 2^32 (Pr[upper]
       // = pB exactly, a flag rather than a branch on the coin), its low 32 bits for the uniform
       // draw on [0, 2 width) that gives the offset and the sign bit (independent of the high bits).
       const std::uint64_t x = random_u64(gen);
       bool upper = (x >> 32) < m_pB_high;
       if ((x >> 32) == m_pB_high) [[unlikely]]
-        upper = bernoulli(m_pB_tie, gen);
+        upper = tie_coin(gen);
       const std::uint64_t w = m_offsets[upper](std::uint32_t(x), gen);
       const std::int64_t i = k * m_D + (upper ? m_r : 0) + std::int64_t(w >> 1);
       const bool negative = (w & 1) != 0;
@@ -236,6 +239,19 @@ class StaircaseNoise {
   }
 
  private:
+  // The rare paths of operator(), out of line so that its common case inlines into the batch
+  // loop: the period without a table (eps below about 1e-3 or above about 22), and the plateau
+  // coin after its high 32 bits tied with pB 2^32 (probability 2^-32).
+  template <typename G>
+  [[gnu::noinline]] std::int64_t untabled_period(G& gen) const {
+    NoiseBits<G> bits(gen);
+    return period_index(bits);
+  }
+  template <typename G>
+  [[gnu::noinline]] bool tie_coin(G& gen) const {
+    return bernoulli(m_pB_tie, gen);
+  }
+
   // The period index's table: geometric of ratio e^{-eps (1 - delta)} (delta = 2^-32, then 2^-28,
   // 2^-24, 2^-20), kept when the exact audit shows its realized probabilities non-increasing with
   // consecutive ratios at most e^eps: with c1 / c2 <= e^eps this is the staircase's proof with
