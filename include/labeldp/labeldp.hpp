@@ -123,8 +123,8 @@
 ///
 /// Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020:
 ///
-/// - Alg. 1, Bernoulli(exp(-gamma)) from rational coins: labeldp::detail::bernoulli_exp_neg()
-///   (core/sampling.hpp).
+/// - Alg. 1, Bernoulli(exp(-gamma)) from rational coins: labeldp::bernoulli_exp_neg()
+///   (core/bit_pool.hpp).
 /// - Alg. 2, the discrete Laplace: labeldp::DiscreteLaplace, O(1) expected time at any scale
 ///   (core/sampling.hpp).
 /// - Alg. 3, the discrete Gaussian, and Theorem 7, its exact delta:
@@ -142,6 +142,7 @@
 // One group per layer, in layer order.
 // clang-format off
 #include "labeldp/core/audit.hpp"
+#include "labeldp/core/bit_pool.hpp"
 #include "labeldp/core/concepts.hpp"
 #include "labeldp/core/histogram_prior.hpp"
 #include "labeldp/core/json_writer.hpp"
