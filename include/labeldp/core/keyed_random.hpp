@@ -40,10 +40,7 @@ struct KeyedPairCache {
   KeyedPairCache() = default;
   KeyedPairCache(const KeyedPairCache&) = delete;
   KeyedPairCache& operator=(const KeyedPairCache&) = delete;
-  ~KeyedPairCache() {
-    volatile std::uint32_t* v = &words[0][0];
-    for (std::size_t i = 0; i < kPairs * 16 * kChaChaGroup; ++i) v[i] = 0;
-  }
+  ~KeyedPairCache() { secure_zero(&words[0][0], kPairs * 16 * kChaChaGroup); }
 };
 }  // namespace detail
 
@@ -99,7 +96,7 @@ class KeyedRandom {
   KeyedRandom(const KeyedRandom&) = default;
   KeyedRandom& operator=(const KeyedRandom&) = default;
   /// Forgets the key.
-  ~KeyedRandom() { wipe_words(m_base.data(), m_base.size()); }
+  ~KeyedRandom() { detail::secure_zero(m_base.data(), m_base.size()); }
 
   /// A uniform_random_bit_generator (result_type uint64_t, min 0, max 2^64-1) whose words are a
   /// function of (key, id, domain) only (see the class comment for the layout). It holds its
@@ -114,10 +111,8 @@ class KeyedRandom {
     Stream(const Stream&) = default;
     Stream& operator=(const Stream&) = default;
     ~Stream() {
-      wipe_words(m_base.data(), m_base.size());
-      volatile std::uint64_t* p = m_pair_words;
-      p[0] = 0;
-      p[1] = 0;
+      detail::secure_zero(m_base.data(), m_base.size());
+      detail::secure_zero(m_pair_words, 2);
     }
 
     /// The next 64-bit word of the stream.
@@ -164,7 +159,7 @@ class KeyedRandom {
       m_pair_words[0] = std::uint64_t(block[4 * q]) | (std::uint64_t(block[4 * q + 1]) << 32);
       m_pair_words[1] = std::uint64_t(block[4 * q + 2]) | (std::uint64_t(block[4 * q + 3]) << 32);
       m_pair = pair;
-      wipe_words(state.data(), state.size());
+      detail::secure_zero(state.data(), state.size());
       return m_pair_words[m_word++ & 1];
     }
 
@@ -181,7 +176,7 @@ class KeyedRandom {
         detail::chacha20_blocks16(c.width, state.data(), counters, c.words[p]);
         c.first[p] = counter;
         c.valid[p] = true;
-        wipe_words(state.data(), state.size());
+        detail::secure_zero(state.data(), state.size());
       }
       const std::uint32_t* w = c.words[p] + 4 * std::size_t(m_id & 3) * detail::kChaChaGroup + (counter - c.first[p]);
       m_pair_words[0] = std::uint64_t(w[0]) | (std::uint64_t(w[detail::kChaChaGroup]) << 32);
@@ -203,11 +198,6 @@ class KeyedRandom {
 
  private:
   friend struct detail::KeyedBatch;
-
-  static void wipe_words(std::uint32_t* w, std::size_t n) noexcept {
-    volatile std::uint32_t* v = w;
-    for (std::size_t i = 0; i < n; ++i) v[i] = 0;
-  }
 
   void load(const std::uint8_t* key) {
     m_base = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
@@ -295,8 +285,7 @@ struct KeyedBatch {
           validate_finite_labels(in_group);
           MoreWordsNeeded more;
           m.sample_words(in_group, given, out.subspan(t0, t1 - t0), more);
-          volatile std::uint64_t* v = given;
-          for (std::size_t i = 0; i < p * (t1 - t0); ++i) v[i] = 0;
+          secure_zero(given, p * (t1 - t0));
           if (!more.needed) {
             t0 = t1;
             continue;
@@ -313,8 +302,7 @@ struct KeyedBatch {
       t0 = t1;
     }
     s.m_cache = nullptr;
-    volatile std::uint32_t* v = words;
-    for (std::size_t i = 0; i < 16 * kChaChaGroup; ++i) v[i] = 0;
+    secure_zero(words, 16 * kChaChaGroup);
   }
 };
 

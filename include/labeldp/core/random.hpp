@@ -67,6 +67,14 @@ inline void register_fork_handler() {
   (void)registered;
 }
 
+/// Overwrites `n` objects at `p` with zeros through a volatile pointer, so that the compiler
+/// cannot drop the stores as dead: every key, keystream word and buffered random word is wiped
+/// this way when it is no longer needed.
+template <class T>
+void secure_zero(T* p, std::size_t n) noexcept {
+  volatile T* v = p;
+  for (std::size_t i = 0; i < n; ++i) v[i] = T(0);
+}
 }  // namespace detail
 
 /// ChaCha20 as specified in RFC 8439, Section 2.3, used as a stream of 64-bit words
@@ -203,18 +211,14 @@ class ChaCha20 {
     for (std::size_t i = 0; i < 3; ++i) nonce[i] = words[8 + i];
     set_key(key, nonce, 0);
     m_generation = detail::fork_generation().load(std::memory_order_relaxed);
-    volatile std::uint32_t* v = words.data();
-    for (std::size_t i = 0; i < words.size(); ++i) v[i] = 0;
-    volatile std::uint32_t* k = key.data();
-    for (std::size_t i = 0; i < key.size(); ++i) k[i] = 0;
+    detail::secure_zero(words.data(), words.size());
+    detail::secure_zero(key.data(), key.size());
   }
 
   // Forgets the key and the buffered words; an OS-keyed stream rekeys on its next use.
   void wipe() noexcept {
-    volatile std::uint32_t* st = m_state.data();
-    for (std::size_t i = 0; i < m_state.size(); ++i) st[i] = 0;
-    volatile std::uint64_t* buf = m_buffer.data();
-    for (std::size_t i = 0; i < m_buffer.size(); ++i) buf[i] = 0;
+    detail::secure_zero(m_state.data(), m_state.size());
+    detail::secure_zero(m_buffer.data(), m_buffer.size());
     m_pos = kBufferWords;
     m_generation = kWiped;
   }
@@ -361,10 +365,7 @@ class BufferedWords {
   explicit BufferedWords(G& gen) : m_gen(gen) {}
   BufferedWords(const BufferedWords&) = delete;
   BufferedWords& operator=(const BufferedWords&) = delete;
-  ~BufferedWords() {
-    volatile std::uint64_t* w = m_words.data();
-    for (std::size_t i = 0; i < kWords; ++i) w[i] = 0;
-  }
+  ~BufferedWords() { detail::secure_zero(m_words.data(), kWords); }
   result_type operator()() {
     if (m_pos == kWords) [[unlikely]]
       refill();
