@@ -142,7 +142,9 @@ double glpk_grid_loss(const FinitePrior<>& prior, double eps, const Vector<>& ou
     for (Index i = 0; i < n; ++i) loss(y, i) = (outputs[i] - prior.value(y)) * (outputs[i] - prior.value(y));
   const auto lp = labeldp::test::unbiased_lp(prior.values(), prior.probabilities(), eps, outputs, loss, max_bias,
                                              labeldp::test::UnbiasedLpForm::Compact);
-  const auto r = labeldp::test::solve_with_glpk(lp);
+  labeldp::test::GlpkOptions options;
+  options.dual = true;
+  const auto r = labeldp::test::solve_with_glpk(lp, options);
   REQUIRE(r.status == SolveStatus::Optimal);
   return r.objective;
 }
@@ -935,13 +937,14 @@ TEST_CASE("Bias-bounded, a loose bound on a lognormal prior: certified by the in
 TEST_CASE(
     "Bias-bounded, a loose bound at k = 200 (lognormal-like, B = 20, eps 4): the interior point's re-solves "
     "certify, equal to GLPK",
-    "[unbiased][continuous][bias][glpk]") {
+    "[unbiased][continuous][bias][glpk][slow]") {
   // The wide optimal dual face of the test above at k = 200: with the five most negative
   // non-interval patterns per re-solve (near copies at one output) the 60 re-solves did not reach
   // a centre where nothing prices out, and column generation then took 122 rounds (90 s CPU); with
   // one pattern per window of outputs (bias_bounded_barrier()) the interior point certifies the
-  // crossover with no round of column generation (4 s CPU; GLPK's explicit LP below takes about a minute). Oracles:
-  // GLPK on Alg. 1's explicit LP over the returned outputs and a coarse grid, and the mechanism's audit (eps-DP, bias).
+  // crossover with no round of column generation (4 s CPU; GLPK's explicit LP below, by its dual
+  // simplex, about 18 s). Oracles: GLPK on Alg. 1's explicit LP over the returned outputs and a
+  // coarse grid, and the mechanism's audit (eps-DP, bias).
   const FinitePrior<> prior = lognormal_prior(200);
   const double B = 20, eps = 4;
   UnbiasedOptions o;
@@ -957,7 +960,7 @@ TEST_CASE(
 TEST_CASE(
     "Bias-bounded lognormal-like k = 300, B = 5, eps 4: certified by the interior point's re-solves, or without them "
     "by column generation resumed on the crossover's simplex, warm-started at the interior duals",
-    "[unbiased][continuous]") {
+    "[unbiased][continuous][slow]") {
   // Without re-solves (bias_pattern_rounds = 0: the interior point carries no non-interval
   // patterns) it stops 1.5e-3 below the crossover's loss, so the crossover is not certified and
   // column generation resumes on its simplex (k >= 100). Before, without near-optimal interior
