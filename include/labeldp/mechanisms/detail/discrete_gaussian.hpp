@@ -154,13 +154,13 @@ inline DiscreteGaussianSampler dyadic_sampler(double s2) {
 ///
 /// **Sampling.** The values are cut into entries of one dyadic alias table (one row of
 /// DyadicAliasTable): T bins of \f$w = 2^K\f$ values on each side (w = 1 up to sigma = 512, then
-/// the power of two in (sigma/512, sigma/256]): the bin h >= 0 of the values \f$hw .. hw + w - 1\f$
+/// the power of two in (sigma/128, sigma/64]): the bin h >= 0 of the values \f$hw .. hw + w - 1\f$
 /// and the bin of \f$-(hw + 1) .. -(hw + w)\f$; and two tails, the values at least S = Tw and at
 /// most -(S + 1) (S the least multiple of w leaving at most \f$2^{-12}\f$ of one side's mass
 /// beyond it). An entry e is drawn with weight \f$W_e \approx 2^{64} P_e\f$, \f$P_e\f$ its share of
 /// the mass \f$q(z) = e^{-z^2/2\sigma^2}\f$. Inside a bin of first magnitude b, the offset U is
 /// uniform on K bits and kept with probability \f$e^{-((b + U)^2 - b^2)/2\sigma^2}\f$ (exact: CKS 2020's
-/// Algorithm 1 with rational Bernoulli draws, the first from the rest of U's word; about 0.98 or
+/// Algorithm 1 with rational Bernoulli draws, the first from the rest of U's word; about 0.94 or
 /// more, else U is drawn again), so the
 /// value has exactly the conditional law \f$\propto q\f$ on the bin. On a tail of first magnitude
 /// b, the magnitude is b + g, g >= 0 from the discrete Laplace of ratio \f$e^{-b/\sigma^2}\f$
@@ -203,7 +203,11 @@ class TabledDiscreteGaussian {
     const LD s2 = std::ldexp(static_cast<LD>(M), -f), sigma = std::sqrt(s2);
     if (!(sigma >= 0.5L && sigma <= kMaxSigma)) return std::nullopt;
     t.m_k = 0;
-    while (std::ldexp(1.0L, t.m_k + 1) * 256 < sigma) ++t.m_k;  // w = 2^K <= sigma / 256, or 1
+    // w = 2^K in (sigma / 128, sigma / 64] beyond sigma = 512, else 1: at most about 1,000 entries
+    // (16 KB of table, resident in L1; with bins of sigma / 256, 64 KB were not), for an offset
+    // kept with probability at least e^{-1/17}.
+    if (sigma > 512)
+      while (std::ldexp(1.0L, t.m_k + 1) * 64 < sigma) ++t.m_k;
     // Scaled once here (a power of two: exact, so offset()'s estimate rounds as it would with the
     // scaling after its product) rather than by a call of ldexp per draw.
     t.m_scale = std::ldexp(t.m_scale, 64 - t.m_k);
@@ -308,24 +312,49 @@ class TabledDiscreteGaussian {
   // The offset U in a bin of first magnitude b: one word gives U (its low K bits) and the first
   // trial of CKS 2020's Algorithm 1 for e^{-x}, x = (2bU + U^2) / 2 sigma^2 (its other bits, the
   // start of a uniform U' compared with x: Bernoulli(x)); a false trial keeps U (k = 1, odd),
-  // a true one (probability x <= 1/60) continues the algorithm from k = 2 with one-word trials.
+  // a true one (probability x <= 1/17) continues the algorithm from k = 2 with one-word trials.
+  // The common case (U = 0, or a first trial settled false by its estimate) is inline; the rest
+  // of the algorithm, and any redraw of U, is offset_rest(), out of line, so that the batch loop
+  // keeps no 128-bit or bit-pool state for it.
   template <typename G>
   std::uint64_t offset(std::uint64_t b, G& gen) const {
+    const std::uint64_t w = random_u64(gen);
+    const std::uint64_t u = w & ((std::uint64_t(1) << m_k) - 1);
+    if (u == 0) return 0;  // x = 0: kept
+    const int settled = first_trial(b, u, w);
+    if (settled == 0) [[likely]]
+      return u;  // the first trial false: U kept
+    return offset_rest(b, w, settled, gen);
+  }
+
+  // The first trial's comparison by its estimate (DiscreteGaussianSampler::prefix_settles()): 0
+  // (false: U kept), 1 (true) or -1 (unsettled). small = (2b + U) U is below 2^40, exact in a
+  // double; x 2^(64 - K) = small 2^f / 2M 2^(64 - K) < 2^(64 - K) / 17 as a double within 2^-51
+  // relative (m_scale holds 2^f / 2M times 2^(64 - K)).
+  int first_trial(std::uint64_t b, std::uint64_t u, std::uint64_t w) const {
+    const std::uint64_t small = (2 * b + u) * u;
+    return DiscreteGaussianSampler::prefix_settles(w >> m_k, static_cast<double>(small) * m_scale);
+  }
+
+  // offset() from a word w whose first trial did not settle false: the exact comparison where
+  // the estimate did not settle it, Algorithm 1 from k = 2 where the trial was true, and redraws
+  // of U (each as offset() draws it) until one is kept. The bit pool starts here, empty, as it
+  // would have at the top of offset(): the words drawn are those of an inline loop.
+  template <typename G>
+  [[gnu::noinline]] std::uint64_t offset_rest(std::uint64_t b, std::uint64_t w, int settled, G& gen) const {
     NoiseBits<G> bits(gen);
     const u128 d = 2 * u128(m_m);
+    const std::uint64_t mask = (std::uint64_t(1) << m_k) - 1;
     for (;;) {
-      const std::uint64_t w = random_u64(gen), u = w & ((std::uint64_t(1) << m_k) - 1);
-      if (u == 0) return 0;                         // x = 0: kept
-      const std::uint64_t small = (2 * b + u) * u;  // below 2^40: exact in a double
-      // < 2^nb / 60; a double of small times 2^f / 2M: within 2^-51 relative. The exact
-      // numerator small 2^f (a 128-bit shift) only where the estimate does not settle it.
-      const double estimate = static_cast<double>(small) * m_scale;
-      const int settled = DiscreteGaussianSampler::prefix_settles(w >> m_k, estimate);
-      if (settled == 0) [[likely]]
-        return u;  // the first trial false: U kept
-      const u128 n = u128(small) << m_f;
+      const std::uint64_t u = w & mask;
+      const u128 n = u128((2 * b + u) * u) << m_f;  // x = n / d exactly
       if (settled < 0 && !DiscreteGaussianSampler::ratio_expansion(w >> m_k, 64 - m_k, n, d, bits)) return u;
       if (DiscreteGaussianSampler::exp_unit_from(n, d, 2, gen, bits)) return u;
+      // U rejected: draw it again, as offset() does.
+      w = random_u64(gen);
+      if ((w & mask) == 0) return 0;
+      settled = first_trial(b, w & mask, w);
+      if (settled == 0) return w & mask;
     }
   }
 
