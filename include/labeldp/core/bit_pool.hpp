@@ -93,16 +93,7 @@ class BitPool {
       w = std::uint64_t((u128(1) << 64) / k);
       rem = (u128(1) << 64) % k;
     }
-    for (;;) {
-      for (int shift = 56; shift >= 0; shift -= 8) {
-        const std::uint64_t c = bits(8), b = (w >> shift) & 0xff;
-        if (c != b) return c < b;
-      }
-      if (rem == 0) return false;
-      const u128 scaled = rem << 64;
-      w = std::uint64_t(scaled / k);
-      rem = scaled % k;
-    }
+    return bernoulli_expansion(w, rem, k);
   }
 
   /// True with probability exactly \f$(w + r/d)/2^{64}\f$ for \f$0 \le r < d\f$: 8-bit chunks of
