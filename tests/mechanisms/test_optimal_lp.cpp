@@ -892,7 +892,7 @@ TEST_CASE("optimal LP: RR-on-Bins duals by water-filling certify weeks-like k = 
       for (Index y = 0; y < k; ++y) w(y, j) = prior.probability(y) * SquaredLoss<>{}(outputs[j], prior.value(y));
     const labeldp::detail::StaircaseOracle oracle(w, eps);
     const auto bins = [&](Index fill) {
-      return labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, fill, 0, 0, SquaredLoss<>{});
+      return labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, fill, 0, 0, 0, SquaredLoss<>{});
     };
     const auto spread = bins(0), filled = bins(30);
     REQUIRE(spread.mechanism.num_outputs() == 0);  // the spread point alone does not certify

@@ -298,8 +298,9 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   if (options.rr_on_bins) {
-    detail::BinsMechanism<Scalar> bm = detail::bins_mechanism(
-        prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_lp_rounds, detail::kBinsDualMaxRows, loss);
+    detail::BinsMechanism<Scalar> bm =
+        detail::bins_mechanism(prior, sorted, oracle, eps, cg.gap_tolerance, 30, detail::kBinsPiecesMaxPivots,
+                               options.rr_on_bins_lp_rounds, detail::kBinsDualMaxRows, loss);
     if (bm.mechanism.num_outputs() > 0) {
       OptimalLPResult<Scalar> result = answer(std::move(bm.mechanism), bm.loss, bm.bound);
       result.duals = std::move(bm.duals);

@@ -49,6 +49,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/mechanisms/detail/lp_columns.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_bins_dual.hpp"
+#include "labeldp/mechanisms/detail/optimal_lp_bins_pieces.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_oracle.hpp"
 #include "labeldp/optim/simplex.hpp"
 
@@ -141,6 +142,8 @@ struct BinsMechanism {
   Index bins = 0;         ///< number of bins d
   Index lp_rounds = 0;    ///< LPs solved by bins_dual_lp() (0: not needed or not reached)
   Index fill_rounds = 0;  ///< weighted water-filling rounds (0: the spread point certified)
+  /// The piece LP of bins_dual_pieces() after water-filling (all zero: not needed or not run).
+  BinsPiecesStats pieces;
 };
 
 /// The bound of label duals \f$\lambda\f$ on the excess costs (loss units; see the file
@@ -157,13 +160,15 @@ inline double bins_bound(const StaircaseOracle& oracle, const Eigen::VectorXd& l
 
 /// RR-on-Bins onto `outputs` (sorted, distinct; the columns of `oracle`) with the least loss,
 /// certified as in the file comment within `max_gap` (relative), with at most `max_fill_rounds`
-/// rounds of weighted water-filling (stopped early when far: see the loop) and then at most
+/// rounds of weighted water-filling (stopped early when far: see the loop), then the piece LP
+/// of bins_dual_pieces() with at most `max_pieces_pivots` pivots (0: not run), then at most
 /// `max_lp_rounds` LPs of bins_dual_lp() of at most `max_lp_rows` rows each. Returns no
 /// mechanism when not certified.
 template <typename Scalar, typename Loss>
 BinsMechanism<Scalar> bins_mechanism(const FinitePrior<Scalar>& prior, const std::vector<Scalar>& outputs,
                                      const StaircaseOracle& oracle, double eps, double max_gap, Index max_fill_rounds,
-                                     Index max_lp_rounds, Index max_lp_rows, const Loss& loss) {
+                                     Index max_pieces_pivots, Index max_lp_rounds, Index max_lp_rows,
+                                     const Loss& loss) {
   BinsMechanism<Scalar> out;
   const Eigen::MatrixXd& E = oracle.excess_loss();
   const Index k = E.rows(), n = E.cols();
@@ -329,18 +334,20 @@ BinsMechanism<Scalar> bins_mechanism(const FinitePrior<Scalar>& prior, const std
     }
   }
 
-  if (!certified(bound) && max_lp_rounds > 0) {
-    BinsDualSet set{part.ends, is_used, lo, cap, u, Lambda};
+  const BinsDualSet set{part.ends, is_used, lo, cap, u, Lambda};
+  const auto price = [&](const Eigen::VectorXd& point, Eigen::VectorXd& point_reduced) {
+    const double b = bins_bound(oracle, point, z, point_reduced);
+    if (!certified(b)) return false;
+    bound = b;
+    return true;
+  };
+  if (!certified(bound) && max_pieces_pivots > 0) {
     bool found = false;
-    out.lp_rounds = bins_dual_lp(
-        E, r, set, max_lp_rounds, max_lp_rows,
-        [&](const Eigen::VectorXd& point, Eigen::VectorXd& point_reduced) {
-          const double b = bins_bound(oracle, point, z, point_reduced);
-          if (!certified(b)) return false;
-          bound = b;
-          return true;
-        },
-        lambda, reduced, found);
+    out.pieces = bins_dual_pieces(E, r, set, max_pieces_pivots, price, lambda, reduced, found);
+  }
+  if (!certified(bound) && max_lp_rounds > 0) {
+    bool found = false;
+    out.lp_rounds = bins_dual_lp(E, r, set, max_lp_rounds, max_lp_rows, price, lambda, reduced, found);
   }
   if (!std::isfinite(bound) || !certified(bound)) return out;
   // The mechanism: column o_b gets q = 1 / (d + r) everywhere and e^eps q on S_b.
