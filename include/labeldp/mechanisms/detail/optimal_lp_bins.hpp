@@ -26,15 +26,18 @@
 /// Lagrangian bound \f$\sum_y \lambda_y + \gamma \min(0, \mu)\f$ of optimal_mechanism_lp() (in the
 /// oracle's master units) is valid for ANY \f$\lambda\f$, so the certificate does not rely on the
 /// theorem: when the bins are not optimal (a loss outside Assumption 4) the bound stays below the
-/// loss and the caller falls back. Optionally (OptimalLPOptions::rr_on_bins_lp_rounds, off by
-/// default) an exact search follows: a small LP over the complementary-slackness set with the
-/// compact form of \f$F_o \ge 0\f$ for every output that prices out, re-solved with those that
-/// still do (detail::bins_dual_lp()); it finds a certifying point whenever one exists within its
-/// round and size limits. Kelley cuts (one pattern cut per output and round) were tried before
-/// it and did not converge in 20 rounds (weeks-like k = 52, eps 4 - 8). Measured (bins attempt
-/// alone, CPU): weeks-like k = 52, |O| = 52, eps 8: water-filling fails in 0.4 ms, the LPs
-/// certify in 28 ms (3 LPs, the last 241 rows); near-uniform k = 214 with zero-probability
-/// labels, |O| = 107, eps 12: 48 ms (3 LPs), while the interior point answers in 60 ms.
+/// loss and the caller falls back. When water-filling does not certify, an exact search in one
+/// LP follows (detail::bins_dual_pieces(): the set cut into pieces at the unused outputs'
+/// breakpoints makes every output's constraint linear, with bounded 0/1 columns); it certified
+/// every instance of the bench_optimal_lp table that water-filling did not (weeks-like k = 52,
+/// |O| = 52, eps 8: 0.3 ms for the whole bins attempt). Optionally
+/// (OptimalLPOptions::rr_on_bins_lp_rounds, off by default) an older exact search follows: a small LP over the
+/// complementary-slackness set with the compact form of \f$F_o \ge 0\f$ for every output that prices out, re-solved
+/// with those that still do (detail::bins_dual_lp()); it finds a certifying point whenever one exists within its round
+/// and size limits. Kelley cuts (one pattern cut per output and round) were tried before it and did not converge in 20
+/// rounds (weeks-like k = 52, eps 4 - 8). Measured (bins attempt alone, CPU): weeks-like k = 52, |O| = 52, eps 8:
+/// water-filling fails in 0.4 ms, the LPs certify in 28 ms (3 LPs, the last 241 rows); near-uniform k = 214 with
+/// zero-probability labels, |O| = 107, eps 12: 48 ms (3 LPs), while the interior point answers in 60 ms.
 #pragma once
 
 #include <Eigen/Core>
