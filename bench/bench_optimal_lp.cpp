@@ -26,10 +26,11 @@
 //   random300x10  the 300-value prior of tests/mechanisms/test_optimal_lp.cpp (mt19937_64 seed
 //                 4242, after its k = 40 draw), |O| = 10
 // labeldp's time includes its RR-on-Bins attempt (OptimalLPOptions::rr_on_bins, on by default):
-// on these shapes its duals certify eps 0.05, 1 and 20 everywhere, eps 4 on weeks52 and
-// uniform214, and eps 8 - 12 on random300x10 (weeks52: 12), in 0.1 - 16 ms; elsewhere the failed
-// attempt (the O(k^2 |O|) partition and at most a few water-filling rounds) is added to the
-// interior point and column generation that answer.
+// on these shapes its duals certify every case, by water-filling at eps 0.05, 1 and 20
+// everywhere, eps 4 on weeks52 and uniform214 and eps 8 - 12 on random300x10 (weeks52: 12), and
+// by the piece LP (OptimalLPOptions::rr_on_bins_pieces) in the others (weeks52 eps 8: 0.3 ms;
+// uniform214z eps 4, 1,525 columns and 770 pivots: 46 ms). Without a certificate the failed
+// attempt is added to the interior point and column generation that answer.
 // Rows are printed worst speedup first: speedup = min(HiGHS s, CLP s) / labeldp s (>= 1: labeldp
 // faster than both). `--table=<substring>` runs the cases whose name contains it;
 // `--time-limit=<s>` (default 120) limits each solver per solve. CLP is included when

@@ -745,8 +745,10 @@ TEST_CASE("optimal LP: the interior point's mechanism certifies at eps 12 with z
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 107);
   for (double eps : {8.0, 12.0}) {
     INFO("eps " << eps);
-    const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, {}, SquaredLoss<>{});
-    labeldp::OptimalLPOptions vertex;
+    labeldp::OptimalLPOptions interior;
+    interior.rr_on_bins = false;  // the interior point's path (RR-on-Bins is certified here first)
+    const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs, interior, SquaredLoss<>{});
+    labeldp::OptimalLPOptions vertex = interior;
     vertex.vertex = true;
     const auto v = labeldp::optimal_mechanism_lp(prior, eps, outputs, vertex, SquaredLoss<>{});
     check_mechanism(r, prior, eps, outputs, SquaredLoss<>{});
@@ -892,7 +894,7 @@ TEST_CASE("optimal LP: RR-on-Bins duals by water-filling certify weeks-like k = 
       for (Index y = 0; y < k; ++y) w(y, j) = prior.probability(y) * SquaredLoss<>{}(outputs[j], prior.value(y));
     const labeldp::detail::StaircaseOracle oracle(w, eps);
     const auto bins = [&](Index fill) {
-      return labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, fill, 0, 0, SquaredLoss<>{});
+      return labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, fill, 0, 0, 0, SquaredLoss<>{});
     };
     const auto spread = bins(0), filled = bins(30);
     REQUIRE(spread.mechanism.num_outputs() == 0);  // the spread point alone does not certify
@@ -927,6 +929,7 @@ TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-fillin
     INFO("k = " << k);
     const Eigen::VectorXd outputs = grid(c.prior.value(0), c.prior.value(k - 1), c.outputs);
     labeldp::OptimalLPOptions opt;
+    opt.rr_on_bins_pieces = false;  // the older search alone
     REQUIRE_FALSE(labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt).bins_solution);
     opt.rr_on_bins_lp_rounds = 10;
     const auto r = labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt);
@@ -947,6 +950,7 @@ TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-fillin
   const FinitePrior<> prior = near_uniform_prior(12, 2);
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 9);
   labeldp::OptimalLPOptions opt;
+  opt.rr_on_bins_pieces = false;
   opt.rr_on_bins_lp_rounds = 10;
   for (double e : {0.5, 2.0}) {
     INFO("FarLoss, eps = " << e);
@@ -956,5 +960,111 @@ TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-fillin
     const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(prior, e, outputs, FarLoss{}));
     REQUIRE(g.status == SolveStatus::Optimal);
     REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+  }
+}
+
+TEST_CASE("optimal LP: the piece LP certifies RR-on-Bins where water-filling does not, equal to GLPK",
+          "[optimal_lp][bins][glpk]") {
+  // Weeks-like k = 52 at eps 8 (bench_optimal_lp's worst case of issue 11) and near-uniform
+  // k = 70 with zero-probability labels at eps 8: water-filling does not certify (without the
+  // piece LP the interior point answers), the piece LP does, with the default options.
+  struct Case {
+    FinitePrior<> prior;
+    Index outputs;
+  };
+  const Case cases[] = {{labeldp::bench::weeks_prior(), 52}, {labeldp::bench::uniform_prior(70, true), 35}};
+  const double eps = 8;
+  for (const Case& c : cases) {
+    const Index k = c.prior.size();
+    INFO("k = " << k);
+    const Eigen::VectorXd outputs = grid(c.prior.value(0), c.prior.value(k - 1), c.outputs);
+    labeldp::OptimalLPOptions off;
+    off.rr_on_bins_pieces = false;
+    const auto without = labeldp::optimal_mechanism_lp(c.prior, eps, outputs, off);
+    REQUIRE_FALSE(without.bins_solution);
+    const auto r = labeldp::optimal_mechanism_lp(c.prior, eps, outputs);
+    REQUIRE(r.bins_solution);
+    REQUIRE(r.rounds == 0);
+    check_mechanism(r, c.prior, eps, outputs, SquaredLoss<>{});  // audit, bound <= loss <= bound (1 + 1e-9)
+    const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(c.prior, eps, outputs, SquaredLoss<>{}));
+    REQUIRE(g.status == SolveStatus::Optimal);
+    INFO("bins " << r.expected_loss << ", without the piece LP " << without.expected_loss << ", GLPK " << g.objective);
+    REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+    REQUIRE(close_relative(without.expected_loss, g.objective, 1e-9));
+    REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::abs(g.objective));
+    // Its duals, priced here from the definition (every output, every pattern), certify it.
+    const double bound = lagrangian_bound(c.prior, eps, outputs, r.duals, SquaredLoss<>{});
+    INFO("independent bound " << bound);
+    REQUIRE(bound <= r.expected_loss * (1 + 1e-12));
+    REQUIRE(bound >= r.expected_loss * (1 - 1e-9));
+  }
+  // The LP itself: on weeks-like k = 52 it is feasible and its point certifies; for a partition
+  // that is not optimal (FarLoss, outside Assumption 4) the set holds no certifying point and
+  // nothing is certified.
+  const auto prior = labeldp::bench::weeks_prior();
+  const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(51), 52);
+  const std::vector<double> sorted(outputs.data(), outputs.data() + outputs.size());
+  Eigen::MatrixXd w(52, 52);
+  for (Index j = 0; j < 52; ++j)
+    for (Index y = 0; y < 52; ++y) w(y, j) = prior.probability(y) * SquaredLoss<>{}(outputs[j], prior.value(y));
+  const labeldp::detail::StaircaseOracle oracle(w, eps);
+  const auto bins = labeldp::detail::bins_mechanism(prior, sorted, oracle, eps, 1e-10, 30,
+                                                    labeldp::detail::kBinsPiecesMaxPivots, 0, 0, SquaredLoss<>{});
+  REQUIRE(bins.mechanism.num_outputs() > 0);
+  REQUIRE(bins.pieces.feasible);
+  REQUIRE(bins.pieces.pivots > 0);
+  REQUIRE(bins.pieces.rows <= bins.bins + 52);
+  const FinitePrior<> far = near_uniform_prior(12, 2);
+  const Eigen::VectorXd far_outputs = grid(far.value(0), far.value(far.size() - 1), 9);
+  const std::vector<double> far_sorted(far_outputs.data(), far_outputs.data() + far_outputs.size());
+  for (double e : {0.5, 2.0}) {
+    INFO("FarLoss, eps = " << e);
+    Eigen::MatrixXd fw(far.size(), far_outputs.size());
+    for (Index j = 0; j < far_outputs.size(); ++j)
+      for (Index y = 0; y < far.size(); ++y) fw(y, j) = far.probability(y) * FarLoss{}(far_outputs[j], far.value(y));
+    const labeldp::detail::StaircaseOracle far_oracle(fw, e);
+    const auto refused = labeldp::detail::bins_mechanism(far, far_sorted, far_oracle, e, 1e-10, 30,
+                                                         labeldp::detail::kBinsPiecesMaxPivots, 0, 0, FarLoss{});
+    REQUIRE(refused.mechanism.num_outputs() == 0);
+    REQUIRE_FALSE(refused.pieces.feasible);
+  }
+}
+
+TEST_CASE("optimal LP: the piece LP is exact on a hand-solved set", "[optimal_lp][bins]") {
+  // One bin {0, 1} with sum 1 and boxes [0, 1], output 0 used (lo = 0), output 1 unused with
+  // a = (0.5, 0): P(x) = (x_0 - 0.5)^+ + x_1 >= 0.5 on the set (x_0 + x_1 = 1), with equality for
+  // every x_0 >= 0.5, and r = 1, so the budget is B = W'_1 - Lambda = 0.5 - Lambda. A point exists
+  // iff B >= 0.5: the LP must find one at B = 0.6 and prove none at B = 0.4 (phase 1 above zero).
+  Eigen::MatrixXd excess(2, 2);
+  excess << 0, 0.5, 0, 0;
+  for (double budget : {0.6, 0.4, 0.5}) {
+    INFO("budget " << budget);
+    labeldp::detail::BinsDualSet set{{2},   {1, 0},      Eigen::VectorXd::Zero(2), Eigen::VectorXd::Ones(2),
+                                     {1.0}, 0.5 - budget};
+    Index priced = 0;
+    double P = -1;
+    const auto price = [&](const Eigen::VectorXd& lambda, Eigen::VectorXd& reduced) {
+      ++priced;
+      reduced = Eigen::VectorXd::Zero(2);
+      P = std::max(0.0, lambda[0] - 0.5) + std::max(0.0, lambda[1]);
+      return P <= budget * (1 + 1e-12) && std::abs(lambda.sum() - 1) <= 1e-12 && lambda.minCoeff() >= 0;
+    };
+    Eigen::VectorXd lambda = Eigen::VectorXd::Constant(2, -1), reduced = Eigen::VectorXd::Constant(2, -1);
+    bool certified = false;
+    const auto stats = labeldp::detail::bins_dual_pieces(excess, 1.0, set, 100, price, lambda, reduced, certified);
+    CHECK(stats.rows == 2);     // the bin and the output (it can exceed its budget)
+    CHECK(stats.columns == 2);  // label 0 below 0.5; label 0 above 0.5 with label 1
+    if (budget >= 0.5) {
+      CHECK(stats.feasible);
+      CHECK(priced == 1);
+      CHECK(certified);
+      CHECK(P <= budget * (1 + 1e-12));
+    } else {
+      CHECK_FALSE(stats.feasible);
+      CHECK(stats.pivots > 0);
+      CHECK(priced == 0);
+      CHECK_FALSE(certified);
+      CHECK(lambda[0] == -1);  // unchanged
+    }
   }
 }

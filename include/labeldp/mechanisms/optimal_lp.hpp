@@ -150,16 +150,23 @@ struct OptimalLPOptions {
   /// Default true. First try the best RR-on-Bins onto O (Ghazi et al. 2023, Alg. 1; optimal by
   /// the proof of their Theorem 5 for losses satisfying Assumption 4), certified by duals from
   /// complementary slackness and exact pricing of every output (detail::bins_mechanism(): at most
-  /// 30 water-filling rounds); when they do not certify it within the gap tolerance, the solve
-  /// continues as without it. Off: skip it.
+  /// 30 water-filling rounds, then the piece LP of `rr_on_bins_pieces`); when they do not certify
+  /// it within the gap tolerance, the solve continues as without it. Off: skip it.
   bool rr_on_bins = true;
-  /// Default 0 (>= 0; 0 = off). With `rr_on_bins`, when water-filling does not certify the bins,
-  /// at most this many LPs of the exact search for certifying duals
-  /// (detail::bins_dual_lp(): the unused outputs that price out as rows, re-solved with those
-  /// that still do), each at most detail::kBinsDualMaxRows rows. It certifies where
-  /// water-filling does not (weeks-like k = 52, |O| = 52, eps 8 after 3 LPs; near-uniform k =
-  /// 214 with zero-probability labels, |O| = 107, eps 12 after 3) but costs more than it saves
-  /// at eps 8 there (28 ms against 3.9 ms for the interior point's answer): off by default.
+  /// Default true. With `rr_on_bins`, when water-filling does not certify the bins, the exact
+  /// search of detail::bins_dual_pieces(): one LP over the complementary-slackness set cut into
+  /// pieces at the unused outputs' breakpoints (one row per bin and per output that can price
+  /// out, bounded 0/1 columns), which finds certifying duals whenever the set holds any. On the
+  /// bench_optimal_lp table it certified every case water-filling did not (weeks-like k = 52,
+  /// |O| = 52, eps 8: 0.3 ms, where the interior point's answer took 1.9 ms). Off: skip it.
+  bool rr_on_bins_pieces = true;
+  /// Default 0 (>= 0; 0 = off). With `rr_on_bins`, when neither water-filling nor the piece LP
+  /// (`rr_on_bins_pieces`) certifies the bins, at most this many LPs of the older exact search
+  /// for certifying duals (detail::bins_dual_lp(): the unused outputs that price out as rows,
+  /// re-solved with those that still do), each at most detail::kBinsDualMaxRows rows. It
+  /// certifies where water-filling does not (weeks-like k = 52, |O| = 52, eps 8 after 3 LPs;
+  /// near-uniform k = 214 with zero-probability labels, |O| = 107, eps 12 after 3) but costs
+  /// more than it saves (28 ms at eps 8 there, where the piece LP takes 0.3 ms): off by default.
   Index rr_on_bins_lp_rounds = 0;
   /// Default 1024 (>= 1). The most prior values accepted: more are refused before anything is
   /// allocated (the solve's time grows about as the cube of the count: 1,000 values x 10 outputs
@@ -299,7 +306,8 @@ requires NoisyLabelLoss<Loss, Scalar> OptimalLPResult<Scalar> optimal_mechanism_
   const auto start = clock::now();
   if (options.rr_on_bins) {
     detail::BinsMechanism<Scalar> bm = detail::bins_mechanism(
-        prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_lp_rounds, detail::kBinsDualMaxRows, loss);
+        prior, sorted, oracle, eps, cg.gap_tolerance, 30, options.rr_on_bins_pieces ? detail::kBinsPiecesMaxPivots : 0,
+        options.rr_on_bins_lp_rounds, detail::kBinsDualMaxRows, loss);
     if (bm.mechanism.num_outputs() > 0) {
       OptimalLPResult<Scalar> result = answer(std::move(bm.mechanism), bm.loss, bm.bound);
       result.duals = std::move(bm.duals);

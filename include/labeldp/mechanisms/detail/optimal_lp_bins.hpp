@@ -26,15 +26,18 @@
 /// Lagrangian bound \f$\sum_y \lambda_y + \gamma \min(0, \mu)\f$ of optimal_mechanism_lp() (in the
 /// oracle's master units) is valid for ANY \f$\lambda\f$, so the certificate does not rely on the
 /// theorem: when the bins are not optimal (a loss outside Assumption 4) the bound stays below the
-/// loss and the caller falls back. Optionally (OptimalLPOptions::rr_on_bins_lp_rounds, off by
-/// default) an exact search follows: a small LP over the complementary-slackness set with the
-/// compact form of \f$F_o \ge 0\f$ for every output that prices out, re-solved with those that
-/// still do (detail::bins_dual_lp()); it finds a certifying point whenever one exists within its
-/// round and size limits. Kelley cuts (one pattern cut per output and round) were tried before
-/// it and did not converge in 20 rounds (weeks-like k = 52, eps 4 - 8). Measured (bins attempt
-/// alone, CPU): weeks-like k = 52, |O| = 52, eps 8: water-filling fails in 0.4 ms, the LPs
-/// certify in 28 ms (3 LPs, the last 241 rows); near-uniform k = 214 with zero-probability
-/// labels, |O| = 107, eps 12: 48 ms (3 LPs), while the interior point answers in 60 ms.
+/// loss and the caller falls back. When water-filling does not certify, an exact search in one
+/// LP follows (detail::bins_dual_pieces(): the set cut into pieces at the unused outputs'
+/// breakpoints makes every output's constraint linear, with bounded 0/1 columns); it certified
+/// every instance of the bench_optimal_lp table that water-filling did not (weeks-like k = 52,
+/// |O| = 52, eps 8: 0.3 ms for the whole bins attempt). Optionally
+/// (OptimalLPOptions::rr_on_bins_lp_rounds, off by default) an older exact search follows: a small LP over the
+/// complementary-slackness set with the compact form of \f$F_o \ge 0\f$ for every output that prices out, re-solved
+/// with those that still do (detail::bins_dual_lp()); it finds a certifying point whenever one exists within its round
+/// and size limits. Kelley cuts (one pattern cut per output and round) were tried before it and did not converge in 20
+/// rounds (weeks-like k = 52, eps 4 - 8). Measured (bins attempt alone, CPU): weeks-like k = 52, |O| = 52, eps 8:
+/// water-filling fails in 0.4 ms, the LPs certify in 28 ms (3 LPs, the last 241 rows); near-uniform k = 214 with
+/// zero-probability labels, |O| = 107, eps 12: 48 ms (3 LPs), while the interior point answers in 60 ms.
 #pragma once
 
 #include <Eigen/Core>
@@ -49,6 +52,7 @@
 #include "labeldp/core/types.hpp"
 #include "labeldp/mechanisms/detail/lp_columns.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_bins_dual.hpp"
+#include "labeldp/mechanisms/detail/optimal_lp_bins_pieces.hpp"
 #include "labeldp/mechanisms/detail/optimal_lp_oracle.hpp"
 #include "labeldp/optim/simplex.hpp"
 
@@ -141,6 +145,8 @@ struct BinsMechanism {
   Index bins = 0;         ///< number of bins d
   Index lp_rounds = 0;    ///< LPs solved by bins_dual_lp() (0: not needed or not reached)
   Index fill_rounds = 0;  ///< weighted water-filling rounds (0: the spread point certified)
+  /// The piece LP of bins_dual_pieces() after water-filling (all zero: not needed or not run).
+  BinsPiecesStats pieces;
 };
 
 /// The bound of label duals \f$\lambda\f$ on the excess costs (loss units; see the file
@@ -157,13 +163,15 @@ inline double bins_bound(const StaircaseOracle& oracle, const Eigen::VectorXd& l
 
 /// RR-on-Bins onto `outputs` (sorted, distinct; the columns of `oracle`) with the least loss,
 /// certified as in the file comment within `max_gap` (relative), with at most `max_fill_rounds`
-/// rounds of weighted water-filling (stopped early when far: see the loop) and then at most
+/// rounds of weighted water-filling (stopped early when far: see the loop), then the piece LP
+/// of bins_dual_pieces() with at most `max_pieces_pivots` pivots (0: not run), then at most
 /// `max_lp_rounds` LPs of bins_dual_lp() of at most `max_lp_rows` rows each. Returns no
 /// mechanism when not certified.
 template <typename Scalar, typename Loss>
 BinsMechanism<Scalar> bins_mechanism(const FinitePrior<Scalar>& prior, const std::vector<Scalar>& outputs,
                                      const StaircaseOracle& oracle, double eps, double max_gap, Index max_fill_rounds,
-                                     Index max_lp_rounds, Index max_lp_rows, const Loss& loss) {
+                                     Index max_pieces_pivots, Index max_lp_rounds, Index max_lp_rows,
+                                     const Loss& loss) {
   BinsMechanism<Scalar> out;
   const Eigen::MatrixXd& E = oracle.excess_loss();
   const Index k = E.rows(), n = E.cols();
@@ -329,18 +337,20 @@ BinsMechanism<Scalar> bins_mechanism(const FinitePrior<Scalar>& prior, const std
     }
   }
 
-  if (!certified(bound) && max_lp_rounds > 0) {
-    BinsDualSet set{part.ends, is_used, lo, cap, u, Lambda};
+  const BinsDualSet set{part.ends, is_used, lo, cap, u, Lambda};
+  const auto price = [&](const Eigen::VectorXd& point, Eigen::VectorXd& point_reduced) {
+    const double b = bins_bound(oracle, point, z, point_reduced);
+    if (!certified(b)) return false;
+    bound = b;
+    return true;
+  };
+  if (!certified(bound) && max_pieces_pivots > 0) {
     bool found = false;
-    out.lp_rounds = bins_dual_lp(
-        E, r, set, max_lp_rounds, max_lp_rows,
-        [&](const Eigen::VectorXd& point, Eigen::VectorXd& point_reduced) {
-          const double b = bins_bound(oracle, point, z, point_reduced);
-          if (!certified(b)) return false;
-          bound = b;
-          return true;
-        },
-        lambda, reduced, found);
+    out.pieces = bins_dual_pieces(E, r, set, max_pieces_pivots, price, lambda, reduced, found);
+  }
+  if (!certified(bound) && max_lp_rounds > 0) {
+    bool found = false;
+    out.lp_rounds = bins_dual_lp(E, r, set, max_lp_rounds, max_lp_rows, price, lambda, reduced, found);
   }
   if (!std::isfinite(bound) || !certified(bound)) return out;
   // The mechanism: column o_b gets q = 1 / (d + r) everywhere and e^eps q on S_b.
