@@ -22,7 +22,8 @@
 /// (2004), n stable rank-one updates of the diagonal (Gill, Golub, Murray and Saunders 1974,
 /// method C1) in O(m n^2) and O(m n) per solve; so do the unbiasedness rows, through the exact
 /// factorization of their 2 x 2 blocks, where a cost model says it beats the dense path
-/// (StaircaseBarrier::product_pays()). The dense path is the last fallback.
+/// (StaircaseBarrier::product_pays()) or where the dense path's refined solve keeps fewer than
+/// six correct digits (n < m). The dense path is the last fallback.
 /// Work per iteration: O(n k) for the blocks plus \f$O(\min(m^2 n + m^3, m n^2 + n^3))\f$.
 ///
 /// Scaling. Costs are divided by their largest magnitude and the output row by the largest
@@ -502,7 +503,7 @@ class StaircaseBarrier {
 
   Index m_k = 0, m_n = 0, m_m = 0;
   bool m_bias = false, m_bounded = false, m_woodbury = false, m_woodbury_failed = false, m_dense_ready = false,
-       m_factorized = false, m_product = false, m_product_ready = false;
+       m_factorized = false, m_product = false, m_product_ready = false, m_product_refused = false;
   double m_low = 0, m_w = 0, m_cost_scale = 1, m_row_scale = 1, m_B = 0, m_bnorm = 1;
   Eigen::MatrixXd m_c;
   Eigen::VectorXd m_cT, m_x, m_target;

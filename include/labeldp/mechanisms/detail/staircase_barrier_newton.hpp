@@ -319,7 +319,8 @@ inline Eigen::VectorXd StaircaseBarrier::apply_S(const Eigen::VectorXd& v) const
 
 /// Solves S x = r: Woodbury with iterative refinement against S itself; if that does not
 /// reach roundoff level (the per-label blocks are nearly singular near the optimum), the
-/// dense factorization is used from then on.
+/// product form (where it pays, or where the dense solve is inaccurate) or the dense
+/// factorization is used from then on.
 inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
   const double rn = std::max(r.cwiseAbs().maxCoeff(), 1e-300);
   if (m_woodbury) {
@@ -341,15 +342,15 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
     m_woodbury_failed = true;
     m_product = !m_bias || product_pays();  // the stable product form from now on (if it pays)
   }
-  if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
-    // Accepted at a small componentwise backward error (Oettli and Prager 1964):
-    // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = |Dg| |x| + |F| (|F|^T |x|) in O(m n). Near
-    // the optimum the diagonal spans 30 orders of magnitude while r is at roundoff, so a
-    // residual relative to r alone cannot be met by any method (nor is it by the dense path).
+  // Accepted at a small componentwise backward error (Oettli and Prager 1964):
+  // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = |Dg| |x| + |F| (|F|^T |x|) in O(m n). Near
+  // the optimum the diagonal spans 30 orders of magnitude while r is at roundoff, so a
+  // residual relative to r alone cannot be met by any method (nor is it by the dense path).
+  const auto product_solve = [&](Eigen::VectorXd& x) {
     const Eigen::MatrixXd absF = m_F.cwiseAbs();
-    const auto backward = [&](const Eigen::VectorXd& res, const Eigen::VectorXd& x) {
-      if (!x.allFinite()) return std::numeric_limits<double>::infinity();
-      const Eigen::VectorXd ax = x.cwiseAbs();
+    const auto backward = [&](const Eigen::VectorXd& res, const Eigen::VectorXd& v) {
+      if (!v.allFinite()) return std::numeric_limits<double>::infinity();
+      const Eigen::VectorXd ax = v.cwiseAbs();
       Eigen::VectorXd scale = r.cwiseAbs() + absF * (absF.transpose() * ax);
       scale.head(m_k) += m_E1.cwiseProduct(ax.head(m_k));
       if (m_bias) {
@@ -362,7 +363,7 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
         if (res[i] != 0) worst = std::max(worst, std::abs(res[i]) / std::max(scale[i], 1e-300));
       return worst;
     };
-    Eigen::VectorXd x = r;
+    x = r;
     solve_product(x);
     double err = 0;
     for (int pass = 0; pass < 3; ++pass) {
@@ -373,15 +374,38 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
       x += res;
       if (pass == 2) err = backward(r - apply_S(x), x);
     }
-    if (err <= 1e-12) return x;
+    return err <= 1e-12;
+  };
+  if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
+    Eigen::VectorXd x;
+    if (product_solve(x)) return x;
     m_product = m_product_ready = false;  // the dense factorization from now on
+    m_product_refused = true;
   }
   if (!m_dense_ready) factorize_dense();
   Eigen::VectorXd x = m_dense.solve(r);
+  double e = 0;
   for (int pass = 0; pass < 2; ++pass) {
     const Eigen::VectorXd res = r - apply_S(x);
-    if (res.cwiseAbs().maxCoeff() <= 1e-13 * rn) break;
+    e = res.cwiseAbs().maxCoeff();
+    if (e <= 1e-13 * rn) break;
     x += m_dense.solve(res);
+  }
+  // The dense factorization of the formed S loses what its condition number takes, and its
+  // refinement need not converge: near the optimum at large eps (weeks-like k = 52, grid 52,
+  // eps 12) its residuals stayed at 1e-7 to 0.4 |r| (its componentwise backward error at 1e-15:
+  // the formed S is what is ill-conditioned), a step fell to 1e-10 and 5 of 22 iterations
+  // went to recovering. Fewer than six correct digits after a refinement step send this solve,
+  // and every later one, to the stable product form (n < m: its factors cost m n^2, below the
+  // dense path's m^2 n / 2 + m^3 / 3), unless it was refused once already: 17 iterations.
+  if (m_bias && !m_product_refused && m_n < m_m && !(e <= 1e-6 * rn)) {
+    m_product = true;
+    if (factorize_product()) {
+      Eigen::VectorXd y;
+      if (product_solve(y)) return y;
+    }
+    m_product = m_product_ready = false;
+    m_product_refused = true;
   }
   return x;
 }
