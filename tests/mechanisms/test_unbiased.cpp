@@ -840,15 +840,16 @@ TEST_CASE("Grid LP within its round budget: column generation goes on only while
   }
 }
 
-TEST_CASE("Grid LP at eps 12: the barrier leaves an inaccurate dense normal-matrix solve for the product form",
+TEST_CASE("Grid LP at eps 12: the barrier's dense normal-matrix solve keeps its digits near the optimum",
           "[unbiased][glpk]") {
   // The weeks-worked-like prior on the 52-point grid at eps 12 (bench_solvers'
-  // grid/weeks52/n52/eps12): near the optimum the dense Cholesky factorization of the formed
-  // normal matrix (m = 104 rows, 52 outputs) kept residuals of 1e-7 to 0.4 |r| after
-  // refinement, the steps fell to 1e-10 and the interior point took 22 iterations, 5 of them
-  // recovering. With such a solve handed to the stable product form it takes 17 (counted, not
-  // timed). The answer stays the certified optimum: the dual bound within 1e-9, GLPK's optimum
-  // of the explicit compact LP, an unbiased eps-DP mechanism.
+  // grid/weeks52/n52/eps12): near the optimum the dense Cholesky factorization of the normal
+  // matrix (m = 104 rows, 52 outputs) formed the Schur complements of its nearly singular 2 x 2
+  // per-label blocks by cancellation; its solves kept residuals of 1e-7 to 0.4 |r| after
+  // refinement, a step fell to 1e-10 and the interior point took 22 iterations, 5 of them
+  // recovering. With the blocks factorized exactly first it takes 17 (counted, not timed). The
+  // answer stays the certified optimum: the dual bound within 1e-9, GLPK's optimum of the
+  // explicit compact LP, an unbiased eps-DP mechanism.
   const auto prior = weeks_worked_prior();
   const double eps = 12;
   const auto grid = labeldp::feasible_output_set(prior, eps, 52);

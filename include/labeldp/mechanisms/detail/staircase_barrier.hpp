@@ -14,7 +14,8 @@
 /// \f$S = \sum_o (e_o e_o^T) \otimes (\mathrm{diag}(1/D_o) + f_o f_o^T / \gamma_o)\f$ with
 /// \f$e_o = (1, x_o)\f$: a part that is diagonal per label (2 x 2 blocks) plus
 /// \f$F F^T\f$ with one column per output. It is factorized either densely (one rank-n update of
-/// order m at BLAS-3 speed, then a Cholesky factorization of order m) or, when n < m, by the
+/// order m at BLAS-3 speed, then a Cholesky factorization of order m, with unbiasedness rows
+/// after the exact factorization of their 2 x 2 blocks) or, when n < m, by the
 /// Woodbury identity through a Cholesky factorization of order n, with iterative refinement
 /// against S itself. When that refinement does not converge (Woodbury is not backward stable:
 /// near the optimum the diagonal part spans many orders of magnitude), the LP (2) rows (m = k,
@@ -22,8 +23,7 @@
 /// (2004), n stable rank-one updates of the diagonal (Gill, Golub, Murray and Saunders 1974,
 /// method C1) in O(m n^2) and O(m n) per solve; so do the unbiasedness rows, through the exact
 /// factorization of their 2 x 2 blocks, where a cost model says it beats the dense path
-/// (StaircaseBarrier::product_pays()) or where the dense path's refined solve keeps fewer than
-/// six correct digits (n < m). The dense path is the last fallback.
+/// (StaircaseBarrier::product_pays()). The dense path is the last fallback.
 /// Work per iteration: O(n k) for the blocks plus \f$O(\min(m^2 n + m^3, m n^2 + n^3))\f$.
 ///
 /// Scaling. Costs are divided by their largest magnitude and the output row by the largest
@@ -430,6 +430,7 @@ class StaircaseBarrier {
   bool factorize(const std::vector<char>* dropped = nullptr);
   bool factorize_dense();
   bool factorize_product();
+  Eigen::VectorXd dense_solve(const Eigen::VectorXd& r) const;
   bool product_pays() const;
   void block_schur();
   void solve_product(Eigen::VectorXd& v) const;
@@ -503,7 +504,7 @@ class StaircaseBarrier {
 
   Index m_k = 0, m_n = 0, m_m = 0;
   bool m_bias = false, m_bounded = false, m_woodbury = false, m_woodbury_failed = false, m_dense_ready = false,
-       m_factorized = false, m_product = false, m_product_ready = false, m_product_refused = false;
+       m_factorized = false, m_product = false, m_product_ready = false;
   double m_low = 0, m_w = 0, m_cost_scale = 1, m_row_scale = 1, m_B = 0, m_bnorm = 1;
   Eigen::MatrixXd m_c;
   Eigen::VectorXd m_cT, m_x, m_target;

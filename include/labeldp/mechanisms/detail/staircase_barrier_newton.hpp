@@ -120,16 +120,32 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
 }
 
 /// Dense factorization of the normal matrix: S = F F^T (one rank-n update) plus the
-/// per-label blocks, then Cholesky.
+/// per-label blocks, then Cholesky; with unbiasedness rows, of S with its 2 x 2 blocks
+/// factorized exactly first (block_schur(), dense_solve()).
 inline bool StaircaseBarrier::factorize_dense() {
   const Index k = m_k, m = m_m;
   m_dense_ready = true;
   Eigen::MatrixXd S = Eigen::MatrixXd::Zero(m, m);
-  S.selfadjointView<Eigen::Lower>().rankUpdate(m_F);
-  S.diagonal().head(k) += m_E1;
   if (m_bias) {
-    S.diagonal().tail(k) += m_E3;
-    for (Index y = 0; y < k; ++y) S(k + y, y) += m_E2[y];
+    // With unbiasedness rows, the factors are those of S' = L_0^{-1} S L_0^{-T} =
+    // diag(E_1, V) + F' F'^T (block_schur(); F' as in factorize_product()), whose per-label
+    // blocks are diagonal: Cholesky on S itself forms E_3 - E_2^2 / E_1 by cancellation, which
+    // near the optimum (one output carrying a label's weight) lost every digit of the solve
+    // (weeks-like k = 52, grid 52, eps 12: residuals of 1e-7 to 0.4 |r| after refinement,
+    // though the componentwise backward error was 1e-15; a step of 1e-10, and 5 of 22
+    // interior-point iterations went to recovering: 17 with S'). Same cost, plus O(m n).
+    block_schur();
+    Eigen::MatrixXd H(m, m_n);
+    for (Index o = 0; o < m_n; ++o) {
+      H.col(o).head(k) = m_F.col(o).head(k);
+      H.col(o).tail(k) = (m_x[o] - m_pf_xbar.array()) * m_F.col(o).head(k).array();
+    }
+    S.selfadjointView<Eigen::Lower>().rankUpdate(H);
+    S.diagonal().head(k) += m_E1;
+    S.diagonal().tail(k) += m_pf_V;
+  } else {
+    S.selfadjointView<Eigen::Lower>().rankUpdate(m_F);
+    S.diagonal().head(k) += m_E1;
   }
   // A relative diagonal shift if roundoff broke positivity (the iterate is then near the
   // end; the refinement in solve_S() works against the unshifted S).
@@ -193,6 +209,19 @@ inline bool StaircaseBarrier::factorize_product() {
   if (!(m_pf_d.minCoeff() > 0) || !m_pf_d.allFinite() || !m_pf_beta.allFinite()) return false;
   m_product_ready = true;
   return true;
+}
+
+/// Solves S x = r with the dense factorization (factorize_dense()): with unbiasedness rows,
+/// through \f$L_0^{-1}\f$, the Cholesky factors of \f$S' = L_0^{-1} S L_0^{-T}\f$, then
+/// \f$L_0^{-T}\f$ (as solve_product()).
+inline Eigen::VectorXd StaircaseBarrier::dense_solve(const Eigen::VectorXd& r) const {
+  if (!m_bias) return m_dense.solve(r);
+  const Index k = m_k;
+  Eigen::VectorXd v = r;
+  v.tail(k) -= m_pf_xbar.cwiseProduct(v.head(k));
+  m_dense.solveInPlace(v);
+  v.head(k) -= m_pf_xbar.cwiseProduct(v.tail(k));
+  return v;
 }
 
 /// Solves S v = r in place with the product-form factors (through \f$L_0^{-1}\f$ with
@@ -319,8 +348,7 @@ inline Eigen::VectorXd StaircaseBarrier::apply_S(const Eigen::VectorXd& v) const
 
 /// Solves S x = r: Woodbury with iterative refinement against S itself; if that does not
 /// reach roundoff level (the per-label blocks are nearly singular near the optimum), the
-/// product form (where it pays, or where the dense solve is inaccurate) or the dense
-/// factorization is used from then on.
+/// dense factorization is used from then on.
 inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
   const double rn = std::max(r.cwiseAbs().maxCoeff(), 1e-300);
   if (m_woodbury) {
@@ -342,15 +370,15 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
     m_woodbury_failed = true;
     m_product = !m_bias || product_pays();  // the stable product form from now on (if it pays)
   }
-  // Accepted at a small componentwise backward error (Oettli and Prager 1964):
-  // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = |Dg| |x| + |F| (|F|^T |x|) in O(m n). Near
-  // the optimum the diagonal spans 30 orders of magnitude while r is at roundoff, so a
-  // residual relative to r alone cannot be met by any method (nor is it by the dense path).
-  const auto product_solve = [&](Eigen::VectorXd& x) {
+  if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
+    // Accepted at a small componentwise backward error (Oettli and Prager 1964):
+    // |r - S x|_i <= tol (|r| + |S| |x|)_i, |S| |x| = |Dg| |x| + |F| (|F|^T |x|) in O(m n). Near
+    // the optimum the diagonal spans 30 orders of magnitude while r is at roundoff, so a
+    // residual relative to r alone cannot be met by any method (nor is it by the dense path).
     const Eigen::MatrixXd absF = m_F.cwiseAbs();
-    const auto backward = [&](const Eigen::VectorXd& res, const Eigen::VectorXd& v) {
-      if (!v.allFinite()) return std::numeric_limits<double>::infinity();
-      const Eigen::VectorXd ax = v.cwiseAbs();
+    const auto backward = [&](const Eigen::VectorXd& res, const Eigen::VectorXd& x) {
+      if (!x.allFinite()) return std::numeric_limits<double>::infinity();
+      const Eigen::VectorXd ax = x.cwiseAbs();
       Eigen::VectorXd scale = r.cwiseAbs() + absF * (absF.transpose() * ax);
       scale.head(m_k) += m_E1.cwiseProduct(ax.head(m_k));
       if (m_bias) {
@@ -363,7 +391,7 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
         if (res[i] != 0) worst = std::max(worst, std::abs(res[i]) / std::max(scale[i], 1e-300));
       return worst;
     };
-    x = r;
+    Eigen::VectorXd x = r;
     solve_product(x);
     double err = 0;
     for (int pass = 0; pass < 3; ++pass) {
@@ -374,38 +402,15 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
       x += res;
       if (pass == 2) err = backward(r - apply_S(x), x);
     }
-    return err <= 1e-12;
-  };
-  if (m_product && (m_product_ready || (!m_dense_ready && factorize_product()))) {
-    Eigen::VectorXd x;
-    if (product_solve(x)) return x;
+    if (err <= 1e-12) return x;
     m_product = m_product_ready = false;  // the dense factorization from now on
-    m_product_refused = true;
   }
   if (!m_dense_ready) factorize_dense();
-  Eigen::VectorXd x = m_dense.solve(r);
-  double e = 0;
+  Eigen::VectorXd x = dense_solve(r);
   for (int pass = 0; pass < 2; ++pass) {
     const Eigen::VectorXd res = r - apply_S(x);
-    e = res.cwiseAbs().maxCoeff();
-    if (e <= 1e-13 * rn) break;
-    x += m_dense.solve(res);
-  }
-  // The dense factorization of the formed S loses what its condition number takes, and its
-  // refinement need not converge: near the optimum at large eps (weeks-like k = 52, grid 52,
-  // eps 12) its residuals stayed at 1e-7 to 0.4 |r| (its componentwise backward error at 1e-15:
-  // the formed S is what is ill-conditioned), a step fell to 1e-10 and 5 of 22 iterations
-  // went to recovering. Fewer than six correct digits after a refinement step send this solve,
-  // and every later one, to the stable product form (n < m: its factors cost m n^2, below the
-  // dense path's m^2 n / 2 + m^3 / 3), unless it was refused once already: 17 iterations.
-  if (m_bias && !m_product_refused && m_n < m_m && !(e <= 1e-6 * rn)) {
-    m_product = true;
-    if (factorize_product()) {
-      Eigen::VectorXd y;
-      if (product_solve(y)) return y;
-    }
-    m_product = m_product_ready = false;
-    m_product_refused = true;
+    if (res.cwiseAbs().maxCoeff() <= 1e-13 * rn) break;
+    x += dense_solve(res);
   }
   return x;
 }
