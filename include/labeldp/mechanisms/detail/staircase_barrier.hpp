@@ -14,7 +14,8 @@
 /// \f$S = \sum_o (e_o e_o^T) \otimes (\mathrm{diag}(1/D_o) + f_o f_o^T / \gamma_o)\f$ with
 /// \f$e_o = (1, x_o)\f$: a part that is diagonal per label (2 x 2 blocks) plus
 /// \f$F F^T\f$ with one column per output. It is factorized either densely (one rank-n update of
-/// order m at BLAS-3 speed, then a Cholesky factorization of order m) or, when n < m, by the
+/// order m at BLAS-3 speed, then a Cholesky factorization of order m, with unbiasedness rows
+/// after the exact factorization of their 2 x 2 blocks) or, when n < m, by the
 /// Woodbury identity through a Cholesky factorization of order n, with iterative refinement
 /// against S itself. When that refinement does not converge (Woodbury is not backward stable:
 /// near the optimum the diagonal part spans many orders of magnitude), the LP (2) rows (m = k,
@@ -429,6 +430,7 @@ class StaircaseBarrier {
   bool factorize(const std::vector<char>* dropped = nullptr);
   bool factorize_dense();
   bool factorize_product();
+  Eigen::VectorXd dense_solve(const Eigen::VectorXd& r) const;
   bool product_pays() const;
   void block_schur();
   void solve_product(Eigen::VectorXd& v) const;

@@ -120,16 +120,32 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
 }
 
 /// Dense factorization of the normal matrix: S = F F^T (one rank-n update) plus the
-/// per-label blocks, then Cholesky.
+/// per-label blocks, then Cholesky; with unbiasedness rows, of S with its 2 x 2 blocks
+/// factorized exactly first (block_schur(), dense_solve()).
 inline bool StaircaseBarrier::factorize_dense() {
   const Index k = m_k, m = m_m;
   m_dense_ready = true;
   Eigen::MatrixXd S = Eigen::MatrixXd::Zero(m, m);
-  S.selfadjointView<Eigen::Lower>().rankUpdate(m_F);
-  S.diagonal().head(k) += m_E1;
   if (m_bias) {
-    S.diagonal().tail(k) += m_E3;
-    for (Index y = 0; y < k; ++y) S(k + y, y) += m_E2[y];
+    // With unbiasedness rows, the factors are those of S' = L_0^{-1} S L_0^{-T} =
+    // diag(E_1, V) + F' F'^T (block_schur(); F' as in factorize_product()), whose per-label
+    // blocks are diagonal: Cholesky on S itself forms E_3 - E_2^2 / E_1 by cancellation, which
+    // near the optimum (one output carrying a label's weight) lost every digit of the solve
+    // (weeks-like k = 52, grid 52, eps 12: residuals of 1e-7 to 0.4 |r| after refinement,
+    // though the componentwise backward error was 1e-15; a step of 1e-10, and 5 of 22
+    // interior-point iterations went to recovering: 17 with S'). Same cost, plus O(m n).
+    block_schur();
+    Eigen::MatrixXd H(m, m_n);
+    for (Index o = 0; o < m_n; ++o) {
+      H.col(o).head(k) = m_F.col(o).head(k);
+      H.col(o).tail(k) = (m_x[o] - m_pf_xbar.array()) * m_F.col(o).head(k).array();
+    }
+    S.selfadjointView<Eigen::Lower>().rankUpdate(H);
+    S.diagonal().head(k) += m_E1;
+    S.diagonal().tail(k) += m_pf_V;
+  } else {
+    S.selfadjointView<Eigen::Lower>().rankUpdate(m_F);
+    S.diagonal().head(k) += m_E1;
   }
   // A relative diagonal shift if roundoff broke positivity (the iterate is then near the
   // end; the refinement in solve_S() works against the unshifted S).
@@ -193,6 +209,19 @@ inline bool StaircaseBarrier::factorize_product() {
   if (!(m_pf_d.minCoeff() > 0) || !m_pf_d.allFinite() || !m_pf_beta.allFinite()) return false;
   m_product_ready = true;
   return true;
+}
+
+/// Solves S x = r with the dense factorization (factorize_dense()): with unbiasedness rows,
+/// through \f$L_0^{-1}\f$, the Cholesky factors of \f$S' = L_0^{-1} S L_0^{-T}\f$, then
+/// \f$L_0^{-T}\f$ (as solve_product()).
+inline Eigen::VectorXd StaircaseBarrier::dense_solve(const Eigen::VectorXd& r) const {
+  if (!m_bias) return m_dense.solve(r);
+  const Index k = m_k;
+  Eigen::VectorXd v = r;
+  v.tail(k) -= m_pf_xbar.cwiseProduct(v.head(k));
+  m_dense.solveInPlace(v);
+  v.head(k) -= m_pf_xbar.cwiseProduct(v.tail(k));
+  return v;
 }
 
 /// Solves S v = r in place with the product-form factors (through \f$L_0^{-1}\f$ with
@@ -377,11 +406,11 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
     m_product = m_product_ready = false;  // the dense factorization from now on
   }
   if (!m_dense_ready) factorize_dense();
-  Eigen::VectorXd x = m_dense.solve(r);
+  Eigen::VectorXd x = dense_solve(r);
   for (int pass = 0; pass < 2; ++pass) {
     const Eigen::VectorXd res = r - apply_S(x);
     if (res.cwiseAbs().maxCoeff() <= 1e-13 * rn) break;
-    x += m_dense.solve(res);
+    x += dense_solve(res);
   }
   return x;
 }
