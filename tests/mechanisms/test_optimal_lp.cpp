@@ -784,6 +784,26 @@ double lagrangian_bound(const FinitePrior<>& prior, double eps, const Eigen::Vec
   return pi.sum() + worst;
 }
 
+// An RR-on-Bins answer at eps, squared loss, certified: the mechanism's checks (audit, bound <=
+// loss <= bound (1 + 1e-9)), GLPK's optimum of the explicit LP within 1e-9 (returned), the dual
+// bound below it, and the Lagrangian bound of its duals, priced here from the definition (every
+// output, every pattern), within 1e-9 of its loss.
+double check_bins_certified(const labeldp::OptimalLPResult<double>& r, const FinitePrior<>& prior, double eps,
+                            const Eigen::VectorXd& outputs) {
+  REQUIRE(r.bins_solution);
+  check_mechanism(r, prior, eps, outputs, SquaredLoss<>{});
+  const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(prior, eps, outputs, SquaredLoss<>{}));
+  REQUIRE(g.status == SolveStatus::Optimal);
+  INFO("bins " << r.expected_loss << ", GLPK " << g.objective);
+  REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
+  REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::abs(g.objective));
+  const double bound = lagrangian_bound(prior, eps, outputs, r.duals, SquaredLoss<>{});
+  INFO("independent bound " << bound);
+  REQUIRE(bound <= r.expected_loss * (1 + 1e-12));
+  REQUIRE(bound >= r.expected_loss * (1 - 1e-9));
+  return g.objective;
+}
+
 // A loss outside Assumption 4 of Ghazi et al. (2023): it decreases with the distance to the
 // label up to 5 and increases beyond, so monotone bins need not be optimal (measured on the
 // instance below at eps 0.5 - 4: the best RR-on-Bins is 6% - 39% above the LP optimum).
@@ -932,19 +952,7 @@ TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-fillin
     opt.rr_on_bins_pieces = false;  // the older search alone
     REQUIRE_FALSE(labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt).bins_solution);
     opt.rr_on_bins_lp_rounds = 10;
-    const auto r = labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt);
-    REQUIRE(r.bins_solution);
-    check_mechanism(r, c.prior, eps, outputs, SquaredLoss<>{});  // audit, bound <= loss <= bound (1 + 1e-9)
-    const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(c.prior, eps, outputs, SquaredLoss<>{}));
-    REQUIRE(g.status == SolveStatus::Optimal);
-    INFO("bins " << r.expected_loss << ", GLPK " << g.objective);
-    REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
-    REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::abs(g.objective));
-    // Its duals, priced here from the definition (every output, every pattern), certify it.
-    const double bound = lagrangian_bound(c.prior, eps, outputs, r.duals, SquaredLoss<>{});
-    INFO("independent bound " << bound);
-    REQUIRE(bound <= r.expected_loss * (1 + 1e-12));
-    REQUIRE(bound >= r.expected_loss * (1 - 1e-9));
+    check_bins_certified(labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt), c.prior, eps, outputs);
   }
   // A loss outside Assumption 4: the search finds no certificate and the LP is still right.
   const FinitePrior<> prior = near_uniform_prior(12, 2);
@@ -983,20 +991,10 @@ TEST_CASE("optimal LP: the piece LP certifies RR-on-Bins where water-filling doe
     const auto without = labeldp::optimal_mechanism_lp(c.prior, eps, outputs, off);
     REQUIRE_FALSE(without.bins_solution);
     const auto r = labeldp::optimal_mechanism_lp(c.prior, eps, outputs);
-    REQUIRE(r.bins_solution);
     REQUIRE(r.rounds == 0);
-    check_mechanism(r, c.prior, eps, outputs, SquaredLoss<>{});  // audit, bound <= loss <= bound (1 + 1e-9)
-    const auto g = labeldp::test::solve_with_glpk(compact_mechanism_lp(c.prior, eps, outputs, SquaredLoss<>{}));
-    REQUIRE(g.status == SolveStatus::Optimal);
-    INFO("bins " << r.expected_loss << ", without the piece LP " << without.expected_loss << ", GLPK " << g.objective);
-    REQUIRE(close_relative(r.expected_loss, g.objective, 1e-9));
-    REQUIRE(close_relative(without.expected_loss, g.objective, 1e-9));
-    REQUIRE(r.dual_bound <= g.objective + 1e-9 * std::abs(g.objective));
-    // Its duals, priced here from the definition (every output, every pattern), certify it.
-    const double bound = lagrangian_bound(c.prior, eps, outputs, r.duals, SquaredLoss<>{});
-    INFO("independent bound " << bound);
-    REQUIRE(bound <= r.expected_loss * (1 + 1e-12));
-    REQUIRE(bound >= r.expected_loss * (1 - 1e-9));
+    const double glpk = check_bins_certified(r, c.prior, eps, outputs);
+    INFO("without the piece LP " << without.expected_loss << ", GLPK " << glpk);
+    REQUIRE(close_relative(without.expected_loss, glpk, 1e-9));
   }
   // The LP itself: on weeks-like k = 52 it is feasible and its point certifies; for a partition
   // that is not optimal (FarLoss, outside Assumption 4) the set holds no certifying point and

@@ -55,6 +55,21 @@ struct BinsDualSet {
   double Lambda = 0;          ///< \f$\Lambda\f$ (the bins' excess loss)
 };
 
+/// Restores each bin's sum \f$\sum_{y \in S_b} x_y = u_b\f$ after roundoff, moving x within its
+/// boxes \f$0 \le x_y \le cap_y\f$ on the bin's labels in order (the searches' candidates).
+inline void restore_bin_sums(const BinsDualSet& set, const Eigen::VectorXd& cap, Eigen::VectorXd& x) {
+  for (std::size_t b = 0, s = 0; b < set.ends.size(); ++b) {
+    const Index first = Index(s), e = set.ends[b];
+    double missing = set.u[b] - x.segment(first, e - first).sum();
+    for (Index y = first; y < e && missing != 0; ++y) {
+      const double step = std::clamp(missing, -x[y], cap[y] - x[y]);
+      x[y] += step;
+      missing -= step;
+    }
+    s = std::size_t(e);
+  }
+}
+
 /// Searches the set for \f$\lambda\f$ with \f$F_o(\lambda) \ge 0\f$ for every output (file
 /// comment), starting from the outputs whose entry of `reduced` is negative at the caller's
 /// point. `excess` is k x |O| (\f$w'\f$), `r` \f$= e^\varepsilon - 1\f$. `price(lambda,
@@ -214,16 +229,7 @@ Index bins_dual_lp(const Eigen::MatrixXd& excess, double r, const BinsDualSet& s
       const double v = std::max(0.0, sigma * sr.x[g]), c = group_cap[std::size_t(g)];
       x[y] = std::min(v * (cap[y] / c), cap[y]);
     }
-    for (Index b = 0, a = 0; b < d; ++b) {
-      const Index e = set.ends[std::size_t(b)];
-      double missing = set.u[std::size_t(b)] - x.segment(a, e - a).sum();
-      for (Index y = a; y < e && missing != 0; ++y) {
-        const double step = std::clamp(missing, -x[y], cap[y] - x[y]);
-        x[y] += step;
-        missing -= step;
-      }
-      a = e;
-    }
+    restore_bin_sums(set, cap, x);
     Eigen::VectorXd candidate = set.lo + x, candidate_reduced;
     if (price(candidate, candidate_reduced)) {
       lambda = std::move(candidate);

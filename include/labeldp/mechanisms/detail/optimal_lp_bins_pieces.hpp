@@ -265,17 +265,7 @@ BinsPiecesStats bins_dual_pieces(const Eigen::MatrixXd& excess, double r, const 
       x[y] += fraction * p.length;
     }
   for (Index y = 0; y < k; ++y) x[y] = std::min(x[y], cap[y]);
-  // Each bin's sum restored on the labels with room (roundoff).
-  for (Index b = 0, s = 0; b < d; ++b) {
-    const Index e = set.ends[std::size_t(b)];
-    double missing = set.u[std::size_t(b)] - x.segment(s, e - s).sum();
-    for (Index y = s; y < e && missing != 0; ++y) {
-      const double step = std::clamp(missing, -x[y], cap[y] - x[y]);
-      x[y] += step;
-      missing -= step;
-    }
-    s = e;
-  }
+  restore_bin_sums(set, cap, x);  // each bin's sum after roundoff
   Eigen::VectorXd candidate = set.lo + x, candidate_reduced;
   if (price(candidate, candidate_reduced)) {
     lambda = std::move(candidate);
