@@ -933,27 +933,38 @@ TEST_CASE("optimal LP: RR-on-Bins duals by water-filling certify weeks-like k = 
   REQUIRE_THROWS_WITH(opt.check(), Catch::Contains("rr_on_bins_lp_rounds"));
 }
 
-TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-filling does not, equal to GLPK",
-          "[optimal_lp][bins][glpk]") {
-  // Weeks-like k = 52 at eps 8, and near-uniform k = 70 with zero-probability labels (every
-  // i = 3 mod 7) at eps 8: water-filling's 30 rounds do not certify either (measured), the
-  // exact search does within 3 LPs.
+namespace {
+
+// The cases where water-filling's 30 rounds do not certify RR-on-Bins at eps 8 (measured):
+// weeks-like k = 52 on 52 outputs, and near-uniform k = 70 with zero-probability labels (every
+// i = 3 mod 7) on 35. Calls fn(prior, outputs) for each, under an INFO of k.
+template <typename Fn>
+void for_each_bins_case_at_eps8(Fn fn) {
   struct Case {
     FinitePrior<> prior;
     Index outputs;
   };
   const Case cases[] = {{labeldp::bench::weeks_prior(), 52}, {labeldp::bench::uniform_prior(70, true), 35}};
-  const double eps = 8;
   for (const Case& c : cases) {
     const Index k = c.prior.size();
     INFO("k = " << k);
-    const Eigen::VectorXd outputs = grid(c.prior.value(0), c.prior.value(k - 1), c.outputs);
+    fn(c.prior, grid(c.prior.value(0), c.prior.value(k - 1), c.outputs));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-filling does not, equal to GLPK",
+          "[optimal_lp][bins][glpk]") {
+  // The cases of for_each_bins_case_at_eps8(): the exact search certifies each within 3 LPs.
+  const double eps = 8;
+  for_each_bins_case_at_eps8([&](const FinitePrior<>& prior, const Eigen::VectorXd& outputs) {
     labeldp::OptimalLPOptions opt;
     opt.rr_on_bins_pieces = false;  // the older search alone
-    REQUIRE_FALSE(labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt).bins_solution);
+    REQUIRE_FALSE(labeldp::optimal_mechanism_lp(prior, eps, outputs, opt).bins_solution);
     opt.rr_on_bins_lp_rounds = 10;
-    check_bins_certified(labeldp::optimal_mechanism_lp(c.prior, eps, outputs, opt), c.prior, eps, outputs);
-  }
+    check_bins_certified(labeldp::optimal_mechanism_lp(prior, eps, outputs, opt), prior, eps, outputs);
+  });
   // A loss outside Assumption 4: the search finds no certificate and the LP is still right.
   const FinitePrior<> prior = near_uniform_prior(12, 2);
   const Eigen::VectorXd outputs = grid(prior.value(0), prior.value(prior.size() - 1), 9);
@@ -973,29 +984,21 @@ TEST_CASE("optimal LP: the exact dual LP certifies RR-on-Bins where water-fillin
 
 TEST_CASE("optimal LP: the piece LP certifies RR-on-Bins where water-filling does not, equal to GLPK",
           "[optimal_lp][bins][glpk]") {
-  // Weeks-like k = 52 at eps 8 (bench_optimal_lp's worst case of issue 11) and near-uniform
-  // k = 70 with zero-probability labels at eps 8: water-filling does not certify (without the
-  // piece LP the interior point answers), the piece LP does, with the default options.
-  struct Case {
-    FinitePrior<> prior;
-    Index outputs;
-  };
-  const Case cases[] = {{labeldp::bench::weeks_prior(), 52}, {labeldp::bench::uniform_prior(70, true), 35}};
+  // The cases of for_each_bins_case_at_eps8() (weeks-like k = 52 is bench_optimal_lp's worst
+  // case of issue 11): without the piece LP the interior point answers; the piece LP certifies
+  // the bins with the default options.
   const double eps = 8;
-  for (const Case& c : cases) {
-    const Index k = c.prior.size();
-    INFO("k = " << k);
-    const Eigen::VectorXd outputs = grid(c.prior.value(0), c.prior.value(k - 1), c.outputs);
+  for_each_bins_case_at_eps8([&](const FinitePrior<>& prior, const Eigen::VectorXd& outputs) {
     labeldp::OptimalLPOptions off;
     off.rr_on_bins_pieces = false;
-    const auto without = labeldp::optimal_mechanism_lp(c.prior, eps, outputs, off);
+    const auto without = labeldp::optimal_mechanism_lp(prior, eps, outputs, off);
     REQUIRE_FALSE(without.bins_solution);
-    const auto r = labeldp::optimal_mechanism_lp(c.prior, eps, outputs);
+    const auto r = labeldp::optimal_mechanism_lp(prior, eps, outputs);
     REQUIRE(r.rounds == 0);
-    const double glpk = check_bins_certified(r, c.prior, eps, outputs);
+    const double glpk = check_bins_certified(r, prior, eps, outputs);
     INFO("without the piece LP " << without.expected_loss << ", GLPK " << glpk);
     REQUIRE(close_relative(without.expected_loss, glpk, 1e-9));
-  }
+  });
   // The LP itself: on weeks-like k = 52 it is feasible and its point certifies; for a partition
   // that is not optimal (FarLoss, outside Assumption 4) the set holds no certifying point and
   // nothing is certified.

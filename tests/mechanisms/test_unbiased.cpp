@@ -788,6 +788,17 @@ FinitePrior<> weeks_worked_prior() {
   return FinitePrior<>::from_weights(v, w);
 }
 
+// GLPK's optimum of the explicit compact unbiased LP on `grid` (squared loss).
+double glpk_grid_objective(const FinitePrior<>& prior, double eps, const Eigen::VectorXd& grid) {
+  Eigen::MatrixXd loss(prior.size(), grid.size());
+  for (Index y = 0; y < prior.size(); ++y)
+    for (Index i = 0; i < grid.size(); ++i) loss(y, i) = (grid[i] - prior.value(y)) * (grid[i] - prior.value(y));
+  const auto g = labeldp::test::solve_with_glpk(labeldp::test::unbiased_lp(
+      prior.values(), prior.probabilities(), eps, grid, loss, 0, labeldp::test::UnbiasedLpForm::Compact));
+  REQUIRE(g.status == SolveStatus::Optimal);
+  return g.objective;
+}
+
 }  // namespace
 
 TEST_CASE("Grid LP past its round budget: column generation continues while the master improves, certified",
@@ -830,13 +841,7 @@ TEST_CASE("Grid LP within its round budget: column generation goes on only while
       CHECK(r.interior_point_iterations > 0);
       CHECK(r.rounds <= 5);  // 13 before the bound test
     }
-    Eigen::MatrixXd loss(52, 52);
-    for (Index y = 0; y < 52; ++y)
-      for (Index i = 0; i < 52; ++i) loss(y, i) = (grid[i] - prior.value(y)) * (grid[i] - prior.value(y));
-    const auto g = labeldp::test::solve_with_glpk(labeldp::test::unbiased_lp(
-        prior.values(), prior.probabilities(), eps, grid, loss, 0, labeldp::test::UnbiasedLpForm::Compact));
-    REQUIRE(g.status == SolveStatus::Optimal);
-    CHECK(r.expected_loss == Approx(g.objective).epsilon(1e-7));
+    CHECK(r.expected_loss == Approx(glpk_grid_objective(prior, eps, grid)).epsilon(1e-7));
   }
 }
 
@@ -859,11 +864,5 @@ TEST_CASE("Grid LP at eps 12: the barrier's dense normal-matrix solve keeps its 
   CHECK(r.expected_loss <= r.lower_bound * (1 + 1e-9));
   CHECK(r.interior_point_iterations > 0);
   CHECK(r.interior_point_iterations <= 19);
-  Eigen::MatrixXd loss(52, 52);
-  for (Index y = 0; y < 52; ++y)
-    for (Index i = 0; i < 52; ++i) loss(y, i) = (grid[i] - prior.value(y)) * (grid[i] - prior.value(y));
-  const auto g = labeldp::test::solve_with_glpk(labeldp::test::unbiased_lp(
-      prior.values(), prior.probabilities(), eps, grid, loss, 0, labeldp::test::UnbiasedLpForm::Compact));
-  REQUIRE(g.status == SolveStatus::Optimal);
-  CHECK(r.expected_loss == Approx(g.objective).epsilon(1e-7));
+  CHECK(r.expected_loss == Approx(glpk_grid_objective(prior, eps, grid)).epsilon(1e-7));
 }
