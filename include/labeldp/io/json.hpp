@@ -13,7 +13,7 @@
 #include "labeldp/core/mechanism.hpp"
 #include "labeldp/core/types.hpp"
 #include "labeldp/core/validate.hpp"
-#include "labeldp/mechanisms/optimal_lp.hpp"
+#include "labeldp/mechanisms/optimal_lp_result.hpp"
 
 namespace labeldp::io {
 
