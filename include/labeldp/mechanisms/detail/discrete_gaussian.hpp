@@ -203,9 +203,10 @@ class TabledDiscreteGaussian {
     const LD s2 = std::ldexp(static_cast<LD>(M), -f), sigma = std::sqrt(s2);
     if (!(sigma >= 0.5L && sigma <= kMaxSigma)) return std::nullopt;
     t.m_k = 0;
-    // w = 2^K in (sigma / 128, sigma / 64] beyond sigma = 512, else 1: at most about 1,000 entries
-    // (16 KB of table, resident in L1; with bins of sigma / 256, 64 KB were not), for an offset
-    // kept with probability at least e^{-1/17}.
+    // w = 2^K in (sigma / 128, sigma / 64] beyond sigma = 512, else 1. Beyond sigma = 512: at most
+    // about 1,000 entries (16 KB of table, resident in L1; with bins of sigma / 256, 64 KB were
+    // not), for an offset kept with probability at least e^{-1/17}. Up to sigma = 512, one value
+    // per bin: about 7 sigma entries, so up to about 3,800 (60 KB) at sigma = 512.
     if (sigma > 512)
       while (std::ldexp(1.0L, t.m_k + 1) * 64 < sigma) ++t.m_k;
     // Scaled once here (a power of two: exact, so offset()'s estimate rounds as it would with the
