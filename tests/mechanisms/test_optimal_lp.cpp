@@ -106,46 +106,38 @@ void check_against_explicit_lp(const FinitePrior<>& prior, double eps, const Eig
 
 }  // namespace
 
-TEST_CASE("optimal LP: equals GLPK on the explicit LP (squared loss)", "[optimal_lp][glpk]") {
-  std::mt19937_64 rng(101);
+namespace {
+
+/// `trials` random instances (k = 2..7 labels, eps log-uniform in [0.05, 6], 2..15 outputs spanning
+/// the labels, from `seed`) checked against the explicit LP; `positive`: a Poisson loss's labels
+/// and outputs (positive).
+template <typename Loss>
+void check_random_instances(std::uint64_t seed, int trials, Loss loss, bool positive) {
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (int t = 0; t < 40; ++t) {
+  for (int t = 0; t < trials; ++t) {
     const Index k = 2 + Index(u(rng) * 6);
-    const auto prior = random_prior(rng, k, false);
+    const auto prior = random_prior(rng, k, positive);
     const double eps = std::exp(std::log(0.05) + u(rng) * (std::log(6.0) - std::log(0.05)));
     const Index n = 2 + Index(u(rng) * 14);
-    const Eigen::VectorXd outputs = grid(prior.value(0) - 1, prior.value(k - 1) + 1, n);
+    const Eigen::VectorXd outputs = grid(positive ? 0.05 : prior.value(0) - 1, prior.value(k - 1) + 1, n);
     INFO("trial " << t << ": k = " << k << ", n = " << n << ", eps = " << eps);
-    check_against_explicit_lp(prior, eps, outputs, SquaredLoss<>{}, t % 4 == 0);
+    check_against_explicit_lp(prior, eps, outputs, loss, t % 4 == 0);
   }
+}
+
+}  // namespace
+
+TEST_CASE("optimal LP: equals GLPK on the explicit LP (squared loss)", "[optimal_lp][glpk]") {
+  check_random_instances(101, 40, SquaredLoss<>{}, false);
 }
 
 TEST_CASE("optimal LP: equals GLPK on the explicit LP (absolute loss)", "[optimal_lp][glpk]") {
-  std::mt19937_64 rng(202);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (int t = 0; t < 30; ++t) {
-    const Index k = 2 + Index(u(rng) * 6);
-    const auto prior = random_prior(rng, k, false);
-    const double eps = std::exp(std::log(0.05) + u(rng) * (std::log(6.0) - std::log(0.05)));
-    const Index n = 2 + Index(u(rng) * 14);
-    const Eigen::VectorXd outputs = grid(prior.value(0) - 1, prior.value(k - 1) + 1, n);
-    INFO("trial " << t << ": k = " << k << ", n = " << n << ", eps = " << eps);
-    check_against_explicit_lp(prior, eps, outputs, AbsoluteLoss<>{}, t % 4 == 0);
-  }
+  check_random_instances(202, 30, AbsoluteLoss<>{}, false);
 }
 
 TEST_CASE("optimal LP: equals GLPK on the explicit LP (Poisson log loss)", "[optimal_lp][glpk]") {
-  std::mt19937_64 rng(303);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (int t = 0; t < 30; ++t) {
-    const Index k = 2 + Index(u(rng) * 6);
-    const auto prior = random_prior(rng, k, true);
-    const double eps = std::exp(std::log(0.05) + u(rng) * (std::log(6.0) - std::log(0.05)));
-    const Index n = 2 + Index(u(rng) * 14);
-    const Eigen::VectorXd outputs = grid(0.05, prior.value(k - 1) + 1, n);
-    INFO("trial " << t << ": k = " << k << ", n = " << n << ", eps = " << eps);
-    check_against_explicit_lp(prior, eps, outputs, PoissonLogLoss<>{}, t % 4 == 0);
-  }
+  check_random_instances(303, 30, PoissonLogLoss<>{}, true);
 }
 
 TEST_CASE("optimal LP: a 52-label instance equals GLPK's explicit LP", "[optimal_lp][glpk]") {
