@@ -236,6 +236,7 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   // leave the support squeeze their whole cone to zero at once); the crossover after an
   // unfinished barrier costs far more than the iterations that finish it.
   barrier_options.max_iterations = 400;
+  barrier_options.corrector_below = detail::kStaircaseUnbiasedCorrectorBelow;
   barrier_options.time_limit = remaining();
   const detail::StaircaseBarrierResult ipm = detail::solve_staircase_barrier(Q, barrier_options);
   double ipm_bound = -std::numeric_limits<double>::infinity();
