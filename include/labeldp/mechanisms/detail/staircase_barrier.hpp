@@ -61,15 +61,18 @@ namespace labeldp::detail {
 inline constexpr double kStaircaseDualStartLow = 5e-4;
 
 /// StaircaseBarrierOptions::corrector_below for the unbiasedness rows of the grid LP
-/// (optimal_unbiased_on_outputs()): Gondzio's correctors only while a Mehrotra step is below
-/// 1/2. A corrector costs a whole direction (the element-wise passes over the k x n blocks and
+/// (optimal_unbiased_on_outputs(), at eps up to 7.6: from the floor start of
+/// kStaircaseDualStartLow): Gondzio's correctors only while a Mehrotra step is below
+/// 0.7. A corrector costs a whole direction (the element-wise passes over the k x n blocks and
 /// a solve with the normal matrix), while at m = 2k rows the factorization that it saves is
 /// cheap (weeks-like k = 52, grid 52: 2-4 directions an iteration, callgrind's largest items);
-/// after a step of 1/2 or more its trial step (1.5 alpha + 0.1) rarely pays for it. Measured (callgrind instructions of
-/// the whole call, CPU minimum of 25): weeks-like k = 52, grid 52: eps 2 / 4 / 8 -5% / -22% / -15% instructions, -8% /
-/// -22% / -14% CPU; eps 12 +7% and +5% CPU (17 to 23 iterations); near-uniform k = 214 grid 51 eps 12 -20%, with
-/// zero-probability labels -25%, grid 214 eps 2 -8%.
-inline constexpr double kStaircaseUnbiasedCorrectorBelow = 0.5;
+/// after a longer step its trial step (1.5 alpha + 0.1) rarely pays for it. Measured
+/// (callgrind instructions of the whole call, against correctors after every step): weeks-like
+/// k = 52, grid 52, eps 2 / 4 / 8 / 12: -4% / -17% / -10% / +6.5%; near-uniform k = 214,
+/// grid 51, eps 2 / 12: -4% / -17%, with zero-probability labels eps 12: -5%; grid 214, eps 2
+/// / 12: -6% / -4%. At 0.5: -5% / -22% / -15% / +7% on the weeks-like grid but +13% on grid
+/// 214 at eps 12 (43 to 50 iterations).
+inline constexpr double kStaircaseUnbiasedCorrectorBelow = 0.7;
 
 /// The interior-point solver (see the file comment). Construct, then solve().
 class StaircaseBarrier {
