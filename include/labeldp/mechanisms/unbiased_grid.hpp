@@ -236,6 +236,18 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   // leave the support squeeze their whole cone to zero at once); the crossover after an
   // unfinished barrier costs far more than the iterations that finish it.
   barrier_options.max_iterations = 400;
+  // Fewer correctors after long steps (kStaircaseUnbiasedCorrectorBelow) where a corrector's
+  // direction is dear next to the factorization it saves: the normal matrix's factorization
+  // (the cheaper of dense and Woodbury, as in the cost model above) below 600 times the k n
+  // cells of the per-output blocks that every direction passes over (weeks-like grid 52 / 416:
+  // 121 / 225; near-uniform k = 214, grid 51 / 214: 106 / 500), not the heavy-tailed k = 401,
+  // grid 401 (933: eps 1 took 63 iterations with correctors after every step, 66 without,
+  // +10% instructions). Not from the dual-feasible start of eps > 7.6 (kStaircaseDualStartLow),
+  // where they pay: weeks-like grid 52, eps 12: 17 iterations with them, 21-23 without.
+  const double factorization_work =
+      std::min(m_rows * m_rows * n_out + std::pow(m_rows, 3) / 3, m_rows * n_out * n_out + std::pow(n_out, 3) / 3);
+  if (P.low >= detail::kStaircaseDualStartLow && factorization_work <= 600 * double(k) * n_out)
+    barrier_options.corrector_below = detail::kStaircaseUnbiasedCorrectorBelow;
   barrier_options.time_limit = remaining();
   const detail::StaircaseBarrierResult ipm = detail::solve_staircase_barrier(Q, barrier_options);
   double ipm_bound = -std::numeric_limits<double>::infinity();

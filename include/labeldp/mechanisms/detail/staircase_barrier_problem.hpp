@@ -90,6 +90,11 @@ struct StaircaseBarrierOptions {
   Index max_iterations = 150;
   /// Default 2 (>= 0; 0 = pure Mehrotra). Gondzio's extra centrality correctors per iteration.
   Index max_correctors = 2;
+  /// Default 1 (in (0, 1]). Gondzio's correctors are tried only while the shorter of the two
+  /// Mehrotra steps (primal, dual) is below this. At 1 a corrector is tried whenever it can be
+  /// accepted (both steps 1: no corrector can lengthen them); lower values spend correctors
+  /// only on short steps (kStaircaseUnbiasedCorrectorBelow).
+  double corrector_below = 1;
   /// Default 1e-9 (relative, finite, in [0, 1); 0 = drop none). At the end, outputs whose top
   /// \f$T_o\f$ is below this times the largest are set to zero (their mass moved to the others
   /// while the rows are restored to roundoff): the interior point then uses only the outputs
@@ -110,6 +115,8 @@ struct StaircaseBarrierOptions {
     validate_finite_positive(name("tolerance"), tolerance);
     optim::validate_count_limit(name("max_iterations"), max_iterations);
     if (max_correctors < 0) fail_parameter(name("max_correctors"), "must be >= 0", double(max_correctors));
+    if (!(corrector_below > 0 && corrector_below <= 1))
+      fail_parameter(name("corrector_below"), "must be in (0, 1]", corrector_below);
     if (!std::isfinite(drop_threshold) || !(drop_threshold >= 0 && drop_threshold < 1))
       fail_parameter(name("drop_threshold"), "must be finite and in [0, 1)", drop_threshold);
     optim::validate_time_limit(name("time_limit"), time_limit);
@@ -136,6 +143,7 @@ struct StaircaseBarrierResult {
   double primal_residual = 0;   ///< relative max violation of the coupling rows
   double dual_residual = 0;     ///< relative max dual residual
   Index iterations = 0;
+  Index correctors = 0;  ///< Gondzio corrector directions computed (accepted or not)
 };
 
 /// Upper bound on the total weight of staircase columns in a feasible mechanism: the empty
