@@ -351,6 +351,12 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// path settles the face's directions early, so every recorded iterate violates the new cuts, and the shifted ones are
 /// off centre.
 ///
+/// Stopping the re-solves whose duals only price cuts at a gap of 1e-8 (then one solve to
+/// gap_target once nothing prices out) saved nothing (tried, not kept; lognormal k = 200, B = 20,
+/// eps 4: 736 Newton steps against 734): Mehrotra's steps go from 1e-8 to 1e-11 in a few steps,
+/// and the final solve from the start costs as much. The extra patterns' Newton blocks from their
+/// runs (PatternGram) took B = 20, eps 4 at k = 401 from 151.7 s to 117-123 s CPU (under load).
+///
 /// Searching the optimal dual face directly after the crossover instead (tried, not kept;
 /// lognormal k = 401, B = 20, eps 4): the crossover's primal is not the sparse optimum but 510
 /// columns of positive weight (of 3162), on 510 distinct patterns and outputs, with 235 labels'
