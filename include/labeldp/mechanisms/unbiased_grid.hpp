@@ -119,9 +119,11 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   // and the gap at the budget does not tell them apart (eps 8: 22.5 at round 41; eps 2: 1.9),
   // but the master objective's recent fall does (the tailing-off test of `price` below).
   const double m_rows = double(2 * k), n_out = double(n);
-  const double barrier_work =
-      40.0 * (200.0 * n_out * double(k) + std::min(m_rows * m_rows * n_out, m_rows * n_out * n_out) +
-              std::pow(std::min(m_rows, n_out), 3) / 3);
+  // The normal matrix's factorization, the cheaper of dense (m^2 n + m^3 / 3) and Woodbury
+  // (m n^2 + n^3 / 3); also the corrector rule's measure below.
+  const double factorization_work =
+      std::min(m_rows * m_rows * n_out + std::pow(m_rows, 3) / 3, m_rows * n_out * n_out + std::pow(n_out, 3) / 3);
+  const double barrier_work = 40.0 * (200.0 * n_out * double(k) + factorization_work);
   const Index budget = std::max<Index>(2, Index(std::ceil(barrier_work / (8 * std::pow(m_rows, 3)))));
   // The other known feasible start: dbRR moved onto the grid (detail::debiased_rr_crash()),
   // near the optimum at large eps where the two-point mechanism is far from it (weeks-like
@@ -244,8 +246,6 @@ requires NoisyLabelLoss<Loss, Scalar> UnbiasedResult<Scalar> solve_unbiased_on_o
   // grid 401 (933: eps 1 took 63 iterations with correctors after every step, 66 without,
   // +10% instructions). Not from the dual-feasible start of eps > 7.6 (kStaircaseDualStartLow),
   // where they pay: weeks-like grid 52, eps 12: 17 iterations with them, 21-23 without.
-  const double factorization_work =
-      std::min(m_rows * m_rows * n_out + std::pow(m_rows, 3) / 3, m_rows * n_out * n_out + std::pow(n_out, 3) / 3);
   if (P.low >= detail::kStaircaseDualStartLow && factorization_work <= 600 * double(k) * n_out)
     barrier_options.corrector_below = detail::kStaircaseUnbiasedCorrectorBelow;
   barrier_options.time_limit = remaining();
