@@ -338,6 +338,22 @@ class StaircaseBarrier {
 
   Index num_inequalities() const { return m_n + 2 * m_k * m_n + (m_bounded ? 2 * m_k : 0); }
 
+  /// The starting point. Tried and not kept (interior-point iterations; weeks-like k = 52,
+  /// grid 52 / near-uniform k = 214, grid 51, and with zero-probability labels, eps 8 / 12;
+  /// baseline 21 / 17, 23 / 17, 23 / 16): at eps 8 the dual-feasible start below leaves the
+  /// products \f$u \lambda_U\f$ of costly cells at up to 170 mu and \f$G \lambda_G\f$ at
+  /// 1e-4 mu, and the former stay above 100 mu for 10 iterations. (a) Each cone's split
+  /// chosen so that \f$u \lambda_U = G \lambda_G\f$: weeks 15 / 17 (15 / 15 with
+  /// \f$T \lambda_T\f$ balanced too), but near-uniform grid 51 stalls at steps of 1e-3 (over
+  /// 60 s); the split's share clamped to [0.1, 0.9] ... [0.3, 0.7] or softened (power 0.15 to
+  /// 0.5) was erratic (weeks eps 8: 15-42; near-uniform: 17-56 or stalled). (b) u capped at
+  /// 1 to 30 mu / \f$\lambda_U\f$: weeks eps 12 17 -> 21-25. (c) \f$\lambda_T\f$ dual feasible
+  /// (half of T's dual row): 17 -> 22 and 17 -> 23 at eps 12. (d) Multipliers clamped to
+  /// [0.1, 10] mu / s: weeks 22 / 21. (e) A primal start meeting the rows (the least-norm
+  /// correction in the barrier metric, as project(), 0.5 to 0.99 of the way to the boundary):
+  /// 0-8 more iterations on every case, eps 2 to 12. Nor did a step fraction capped at 0.99 to
+  /// 0.999 (0-2 more iterations) or up to 6 Gondzio correctors (weeks eps 8: 21 -> 19 iterations
+  /// but 4-8% more CPU time, eps 12: 5-14% more; near-uniform grid 51 eps 8: 6% less).
   void initialize() {
     const Index k = m_k, n = m_n;
     // Primal: every output's column at the middle of its cone, normalization rows exact.
