@@ -80,10 +80,15 @@ template <int N>
   using V = typename ChaChaVec<N>::type;
   V in[16];
   for (int w = 0; w < 16; ++w) in[w] = V{} + base[w];
+  // The counters' lanes are copied in whole (g++ 12 with -march=native took per-lane stores into
+  // in[12] and in[13] for reads of uninitialized memory, -Wmaybe-uninitialized).
+  std::uint32_t low[N], high[N];
   for (int l = 0; l < N; ++l) {
-    in[12][l] = std::uint32_t(counters[l]);
-    in[13][l] = std::uint32_t(counters[l] >> 32);
+    low[l] = std::uint32_t(counters[l]);
+    high[l] = std::uint32_t(counters[l] >> 32);
   }
+  std::memcpy(&in[12], low, sizeof(V));
+  std::memcpy(&in[13], high, sizeof(V));
   V x0 = in[0], x1 = in[1], x2 = in[2], x3 = in[3], x4 = in[4], x5 = in[5], x6 = in[6], x7 = in[7];
   V x8 = in[8], x9 = in[9], x10 = in[10], x11 = in[11], x12 = in[12], x13 = in[13], x14 = in[14], x15 = in[15];
   for (int round = 0; round < 10; ++round) {
