@@ -364,14 +364,18 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// to 1e-3 are short (0.007-0.6), most of them cut by the bias pairs: a label whose mean sits
 /// near one bound while the direction asks its sigma to change sign (sigma^- of 4e-7 asked to
 /// fall by 5e-5). Tried, not kept (k = 200, 727 Newton steps in 16 solves): Gondzio's correctors
-/// on the bias pairs too (44.3 steps per solve instead of 45.4, but 41 solves), up to four
-/// correctors (44.3 per solve, 18 solves); stopping the intermediate re-solves at relative gaps
+/// on the bias pairs too (44.3 steps per solve instead of 45.4, but 41 solves); up to four
+/// correctors (44.3 per solve, 18 solves); stopping the intermediate re-solves at a relative gap
 /// of 1e-3 to 1e-1 and pricing there (analytic centres of a looser localization set): 1e-2 took
-/// 466 steps, but 5e-3, 2e-2 and 5e-2 took 821-1,371 (the count of re-solves swings from 14 to
-/// 50 with where the centre is priced); 20 or 40 patterns per re-solve in windows of 5%, 2.5% or
-/// 1.25%: 18-31 solves; ending the re-solves early and letting column generation certify from
-/// the crossover (after 0 / 3 / 6 / 10 re-solves: 109-128 rounds, 31-42 s against 2.2 s). Built with -march=native
-/// (Eigen's Cholesky on AVX-512 and FMA) the k = 401 case takes 36 s CPU instead of 56 s, the same Newton steps.
+/// 466 steps, but 1e-3, 5e-3, 2e-2, 5e-2 and 1e-1 took 821-1,437 (the count of re-solves swings
+/// from 14 to 50 with where the centre is priced), and over the bench_continuous cases with a
+/// bias bound (k = 100-214, 9,896 steps in 22 s) 1e-2 ran one case past 9 minutes; 20 or 40
+/// patterns per re-solve in windows of 5%, 2.5% or 1.25%: 18-31 solves; the most negative
+/// reduced cost per normalization mass w_T instead of per column: 9,788 steps over those cases,
+/// no gain; ending the re-solves early and letting column generation certify from the crossover
+/// (after 0 / 3 / 6 / 10 re-solves: 109-128 rounds, 31-42 s against 2.2 s). Built with
+/// -march=native (Eigen's Cholesky on AVX-512 and FMA) the k = 401 case takes 36 s CPU instead
+/// of 56 s, with the same Newton steps.
 ///
 /// Searching the optimal dual face directly after the crossover instead (tried, not kept;
 /// lognormal k = 401, B = 20, eps 4): the crossover's primal is not the sparse optimum but 510
