@@ -65,14 +65,18 @@ namespace labeldp::optim {
 /// labeldp::optim::SimplexResult r = simplex.solve();
 /// if (r.status == labeldp::optim::SolveStatus::Optimal) use(r.x, r.duals);
 /// \endcode
-class RevisedSimplex {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicRevisedSimplex {
  public:
   /// \param lp the problem (moved in).
   /// \param options tolerances and limits (SimplexOptions; checked first, by
   ///        SimplexOptions::check()).
   /// \throws std::invalid_argument naming the option out of range, or when the dimensions of A,
   ///         b, row_types and c disagree, or when any entry is NaN or infinite.
-  explicit RevisedSimplex(LinearProgram lp, SimplexOptions options = {}) : m_lp(std::move(lp)), m_options(options) {
+  explicit BasicRevisedSimplex(LinearProgram lp, SimplexOptions options = {})
+      : m_lp(std::move(lp)), m_options(options) {
     m_options.check();
     validate_problem();
     const Index m = m_lp.A.rows();
@@ -442,6 +446,9 @@ class RevisedSimplex {
   bool m_timed = false;  // the current solve() has a finite time limit
   std::chrono::steady_clock::time_point m_solve_start;
 };
+
+/// RevisedSimplex: BasicRevisedSimplex<> (see there).
+using RevisedSimplex = BasicRevisedSimplex<>;
 
 }  // namespace labeldp::optim
 

@@ -26,7 +26,10 @@ namespace labeldp::detail {
 
 /// The bias slacks and split sigma duals of one interior iterate, and their part of each
 /// Newton step (see the file comment). Entries are per label.
-struct BiasSlacks {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+struct BasicBiasSlacks {
   Eigen::VectorXd y;       ///< labels (scaled)
   double B = 0;            ///< the bias bound (scaled), > 0
   Eigen::VectorXd sp, sn;  ///< sigma = sp - sn, both > 0
@@ -136,5 +139,8 @@ struct BiasSlacks {
     wn += alpha * d.dwn;
   }
 };
+
+/// BiasSlacks: BasicBiasSlacks<> (see there).
+using BiasSlacks = BasicBiasSlacks<>;
 
 }  // namespace labeldp::detail

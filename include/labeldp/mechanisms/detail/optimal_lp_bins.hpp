@@ -70,6 +70,9 @@ struct BinPartition {
 /// loss of RR-on-Bins onto O, Ghazi et al. 2023, Alg. 1): every interval's best output in
 /// O(k^2 |O|) (sums accumulated per left end, no prefix differences), then Dinkelbach's method,
 /// O(k^2) per iteration. `excess` is k x |O| (\f$w'\f$), `r` \f$= e^\varepsilon - 1 > 0\f$.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline BinPartition best_bin_partition(const Eigen::MatrixXd& excess, double r) {
   const Index k = excess.rows(), n = excess.cols();
   BinPartition out;
@@ -152,6 +155,9 @@ struct BinsMechanism {
 /// The bound of label duals \f$\lambda\f$ on the excess costs (loss units; see the file
 /// comment), given an upper bound `upper` on the optimum (loss units), and the reduced cost of
 /// every output's best pattern in master units (optim::StaircaseOracle::reduced_costs()).
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline double bins_bound(const StaircaseOracle& oracle, const Eigen::VectorXd& lambda, double upper,
                          Eigen::VectorXd& reduced) {
   const Eigen::VectorXd y = oracle.master_duals_of_excess(lambda);

@@ -57,6 +57,9 @@ struct BinsDualSet {
 
 /// Restores each bin's sum \f$\sum_{y \in S_b} x_y = u_b\f$ after roundoff, moving x within its
 /// boxes \f$0 \le x_y \le cap_y\f$ on the bin's labels in order (the searches' candidates).
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline void restore_bin_sums(const BinsDualSet& set, const Eigen::VectorXd& cap, Eigen::VectorXd& x) {
   for (std::size_t b = 0, s = 0; b < set.ends.size(); ++b) {
     const Index first = Index(s), e = set.ends[b];

@@ -48,13 +48,16 @@ namespace labeldp::detail {
 /// \f$(W'_o / s - \sigma + \sum_{y \in T} (r w'_{y,o} / s - \gamma \rho_y)) / \gamma\f$, minimized
 /// over T by taking the labels with a negative term: O(k) per output, exact over all
 /// \f$2^k |O|\f$ columns. The original LP's duals are \f$\pi = m + s (\gamma / r) \rho\f$.
-class StaircaseOracle {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicStaircaseOracle {
  public:
   /// \param weighted_loss k x |O| matrix \f$w_{y,o} = p_y \ell(o, y)\f$ (finite).
   /// \param eps privacy parameter (> 0).
   /// \param scale the cost unit s (> 0, finite): an estimate of the LP optimum; non-positive
   ///        or non-finite values select default_scale().
-  StaircaseOracle(Eigen::MatrixXd weighted_loss, double eps, double scale = 0)
+  BasicStaircaseOracle(Eigen::MatrixXd weighted_loss, double eps, double scale = 0)
       : m_loss(std::move(weighted_loss)), m_r(std::expm1(eps)), m_gamma(std::max(1.0, m_r)) {
     const Index k = m_loss.rows();
     m_shift = k && m_loss.cols() ? Eigen::VectorXd(m_loss.rowwise().minCoeff()) : Eigen::VectorXd::Zero(k);
@@ -210,5 +213,8 @@ class StaircaseOracle {
   double m_r, m_gamma, m_cost_scale = 1, m_nonprivate = 0;
   std::vector<Index> m_last;
 };
+
+/// StaircaseOracle: BasicStaircaseOracle<> (see there).
+using StaircaseOracle = BasicStaircaseOracle<>;
 
 }  // namespace labeldp::detail

@@ -23,9 +23,12 @@ namespace labeldp::detail {
 /// \f$M = X\, \mathrm{diag}(e)\, X^T\f$ (whose diagonal is X e). A pattern with runs
 /// \f$R_1, \ldots, R_r\f$ adds its weight to M on the r^2 rectangles \f$R_i \times R_j\f$:
 /// four corners each in a two-dimensional difference array, whose prefix sums are M.
-class PatternGram {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicPatternGram {
  public:
-  explicit PatternGram(Index k) : m_k(k) {}
+  explicit BasicPatternGram(Index k) : m_k(k) {}
 
   /// Appends a pattern (one 0/1 entry per label).
   void add(const std::vector<std::uint8_t>& pattern) {
@@ -76,5 +79,8 @@ class PatternGram {
   std::vector<Index> m_offsets{0};              ///< pattern i's runs: [m_offsets[i], m_offsets[i + 1])
   Eigen::MatrixXd m_D;                          ///< difference array, then M (workspace)
 };
+
+/// PatternGram: BasicPatternGram<> (see there).
+using PatternGram = BasicPatternGram<>;
 
 }  // namespace labeldp::detail

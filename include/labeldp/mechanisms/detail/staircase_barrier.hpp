@@ -75,11 +75,14 @@ inline constexpr double kStaircaseDualStartLow = 5e-4;
 inline constexpr double kStaircaseUnbiasedCorrectorBelow = 0.7;
 
 /// The interior-point solver (see the file comment). Construct, then solve().
-class StaircaseBarrier {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicStaircaseBarrier {
  public:
   /// \param P the problem; cost k x n with k, n >= 1; outputs n values and targets k values
   ///        when P.rows is not Normalization; 0 < P.low <= 1; max_bias > 0 for BiasBounded.
-  explicit StaircaseBarrier(const StaircaseBarrierProblem& P) {
+  explicit BasicStaircaseBarrier(const StaircaseBarrierProblem& P) {
     m_k = P.num_labels();
     m_n = P.num_outputs();
     m_bias = P.has_bias_rows();
@@ -558,13 +561,19 @@ class StaircaseBarrier {
   Eigen::VectorXd m_pf_xbar, m_pf_V;
 };
 
+/// StaircaseBarrier: BasicStaircaseBarrier<> (see there).
+using StaircaseBarrier = BasicStaircaseBarrier<>;
+
 /// solve_staircase_barrier(P, options): StaircaseBarrier(P).solve(options), with the options
 /// checked before the problem is set up.
 /// \throws std::invalid_argument on a bad option (StaircaseBarrierOptions::check()).
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline StaircaseBarrierResult solve_staircase_barrier(const StaircaseBarrierProblem& P,
                                                       const StaircaseBarrierOptions& options = {}) {
   options.check();
-  return StaircaseBarrier(P).solve(options);
+  return BasicStaircaseBarrier<Deferred>(P).solve(options);
 }
 
 }  // namespace labeldp::detail

@@ -21,7 +21,8 @@ namespace labeldp::detail {
 /// Arrow-matrix data and the normal matrix of the coupling rows; false on breakdown.
 /// `dropped` (optional, n flags): outputs whose variables are held at zero (their blocks
 /// leave the normal matrix).
-inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
+template <typename Deferred>
+inline bool BasicStaircaseBarrier<Deferred>::factorize(const std::vector<char>* dropped) {
   const Index k = m_k, n = m_n, m = m_m;
   // Per output (one pass over each column): dU = lU / U, dG = lG / G, Dinv = 1 / (dU + dG),
   // q = dG Dinv, gamma = dT + w^2 sum dG dU / D (written through q).
@@ -122,7 +123,8 @@ inline bool StaircaseBarrier::factorize(const std::vector<char>* dropped) {
 /// Dense factorization of the normal matrix: S = F F^T (one rank-n update) plus the
 /// per-label blocks, then Cholesky; with unbiasedness rows, of S with its 2 x 2 blocks
 /// factorized exactly first (block_schur(), dense_solve()).
-inline bool StaircaseBarrier::factorize_dense() {
+template <typename Deferred>
+inline bool BasicStaircaseBarrier<Deferred>::factorize_dense() {
   const Index k = m_k, m = m_m;
   m_dense_ready = true;
   Eigen::MatrixXd S = Eigen::MatrixXd::Zero(m, m);
@@ -171,7 +173,8 @@ inline bool StaircaseBarrier::factorize_dense() {
 /// L_0^T\f$ with \f$F' = L_0^{-1} F\f$, whose bias rows are \f$(x_o - \bar x_y) f_{y,o}\f$, and the
 /// product form factorizes the middle matrix. O(m n^2) work and storage O(m n). False when a
 /// diagonal entry is not positive and finite.
-inline bool StaircaseBarrier::factorize_product() {
+template <typename Deferred>
+inline bool BasicStaircaseBarrier<Deferred>::factorize_product() {
   const Index k = m_k, n = m_n, m = m_m;
   m_product_ready = false;
   m_pf_p = m_F;  // row-major copy: row i holds F(i, o) for every o, divided out in place below
@@ -214,7 +217,8 @@ inline bool StaircaseBarrier::factorize_product() {
 /// Solves S x = r with the dense factorization (factorize_dense()): with unbiasedness rows,
 /// through \f$L_0^{-1}\f$, the Cholesky factors of \f$S' = L_0^{-1} S L_0^{-T}\f$, then
 /// \f$L_0^{-T}\f$ (as solve_product()).
-inline Eigen::VectorXd StaircaseBarrier::dense_solve(const Eigen::VectorXd& r) const {
+template <typename Deferred>
+inline Eigen::VectorXd BasicStaircaseBarrier<Deferred>::dense_solve(const Eigen::VectorXd& r) const {
   if (!m_bias) return m_dense.solve(r);
   const Index k = m_k;
   Eigen::VectorXd v = r;
@@ -228,7 +232,8 @@ inline Eigen::VectorXd StaircaseBarrier::dense_solve(const Eigen::VectorXd& r) c
 /// unbiasedness rows, forward through every L_o, the diagonal, backward through every L_o^T,
 /// then \f$L_0^{-T}\f$), row by row so that the n running sums advance together: O(m n).
 /// Results are bit for bit those of one row at a time.
-inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
+template <typename Deferred>
+inline void BasicStaircaseBarrier<Deferred>::solve_product(Eigen::VectorXd& v) const {
   const Index k = m_k, n = m_n, m = m_m;
   if (m_bias) v.tail(k) -= m_pf_xbar.cwiseProduct(v.head(k));
   // Two rows at a time, interleaved per output: each row's running value is a chain of
@@ -297,7 +302,8 @@ inline void StaircaseBarrier::solve_product(Eigen::VectorXd& v) const {
 /// unbiasedness rows: at k = 214, grid 51 (m = 428) the product form saves 2-5 dense
 /// factorizations, 30% of the solve; at k = 52, grid 52 (m = 104) it cost 10% more than the
 /// dense path (eps 4), as the model says.
-inline bool StaircaseBarrier::product_pays() const {
+template <typename Deferred>
+inline bool BasicStaircaseBarrier<Deferred>::product_pays() const {
   const double m = double(m_m), n = double(m_n), solves = 40;
   return m * n * n + solves * 4 * 2 * m * n < 0.5 * (m * m * n / 2 + m * m * m / 3) + solves * m * m;
 }
@@ -307,7 +313,8 @@ inline bool StaircaseBarrier::product_pays() const {
 /// \f$V_y = \sum_o D^{-1}_{y,o} (x_o - \bar x_y)^2\f$ (+ \f$1 / H_z\f$ with a bias bound), the
 /// weighted variance summed directly (\f$E_3 - E_2^2 / E_1\f$ cancels where one output carries
 /// the label's weight). O(k n).
-inline void StaircaseBarrier::block_schur() {
+template <typename Deferred>
+inline void BasicStaircaseBarrier<Deferred>::block_schur() {
   const Index k = m_k, n = m_n;
   m_pf_xbar = m_E2.cwiseQuotient(m_E1);
   m_pf_V.resize(k);
@@ -323,7 +330,8 @@ inline void StaircaseBarrier::block_schur() {
 }
 
 /// out = Dg^{-1} in (columnwise; Dg the per-label 2 x 2 block part of the normal matrix).
-inline void StaircaseBarrier::apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const {
+template <typename Deferred>
+inline void BasicStaircaseBarrier<Deferred>::apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen::MatrixXd& out) const {
   const Index k = m_k;
   out.resize(in.rows(), in.cols());
   if (!m_bias) {
@@ -335,7 +343,8 @@ inline void StaircaseBarrier::apply_Dg_inverse(const Eigen::MatrixXd& in, Eigen:
 }
 
 /// S v exactly (block part plus F F^T).
-inline Eigen::VectorXd StaircaseBarrier::apply_S(const Eigen::VectorXd& v) const {
+template <typename Deferred>
+inline Eigen::VectorXd BasicStaircaseBarrier<Deferred>::apply_S(const Eigen::VectorXd& v) const {
   const Index k = m_k;
   Eigen::VectorXd out = m_F * (m_F.transpose() * v);
   out.head(k) += m_E1.cwiseProduct(v.head(k));
@@ -349,7 +358,8 @@ inline Eigen::VectorXd StaircaseBarrier::apply_S(const Eigen::VectorXd& v) const
 /// Solves S x = r: Woodbury with iterative refinement against S itself; if that does not
 /// reach roundoff level (the per-label blocks are nearly singular near the optimum), the
 /// dense factorization is used from then on.
-inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
+template <typename Deferred>
+inline Eigen::VectorXd BasicStaircaseBarrier<Deferred>::solve_S(const Eigen::VectorXd& r) {
   const double rn = std::max(r.cwiseAbs().maxCoeff(), 1e-300);
   if (m_woodbury) {
     auto once = [&](const Eigen::VectorXd& b) {
@@ -416,7 +426,9 @@ inline Eigen::VectorXd StaircaseBarrier::solve_S(const Eigen::VectorXd& r) {
 }
 
 /// Complementarity rhs: target - s lambda (- ds_aff dlambda_aff for Mehrotra's corrector).
-inline void StaircaseBarrier::complementarity_rhs(double target, const Direction* aff, Direction& d) const {
+template <typename Deferred>
+inline void BasicStaircaseBarrier<Deferred>::complementarity_rhs(double target, const Direction* aff,
+                                                                 Direction& d) const {
   d.rT = (target - m_T.array() * m_lT.array()).matrix();
   d.rU = (target - m_U.array() * m_lU.array()).matrix();
   d.rG = (target - m_G.array() * m_lG.array()).matrix();
@@ -437,7 +449,9 @@ inline void StaircaseBarrier::complementarity_rhs(double target, const Direction
 }
 
 /// Gondzio's corrector rhs from direction d taken with trial steps; false if nothing to correct.
-inline bool StaircaseBarrier::gondzio_rhs(const Direction& d, double ap, double ad, double target, Direction& g) const {
+template <typename Deferred>
+inline bool BasicStaircaseBarrier<Deferred>::gondzio_rhs(const Direction& d, double ap, double ad, double target,
+                                                         Direction& g) const {
   const double lo = 0.1 * target, hi = 10 * target;
   auto correction = [&](double v) { return v < lo ? lo - v : (v > hi ? std::max(hi - v, -hi) : 0.0); };
   g.rT = d.rT;
@@ -467,7 +481,8 @@ inline bool StaircaseBarrier::gondzio_rhs(const Direction& d, double ap, double 
 }
 
 /// Solves H [a; w] = [rho; r] for every output (arrow matrices), in place: rhoT -> dT, R -> dU.
-inline void StaircaseBarrier::arrow_solve(Eigen::VectorXd& rhoT, Eigen::MatrixXd& R) const {
+template <typename Deferred>
+inline void BasicStaircaseBarrier<Deferred>::arrow_solve(Eigen::VectorXd& rhoT, Eigen::MatrixXd& R) const {
   for (Index o = 0; o < m_n; ++o) {
     const double a = (rhoT[o] + m_w * m_q.col(o).dot(R.col(o))) / m_gamma[o];
     R.col(o) = R.col(o).cwiseProduct(m_Dinv.col(o)) + (m_w * a) * m_q.col(o);
@@ -480,7 +495,8 @@ inline void StaircaseBarrier::arrow_solve(Eigen::VectorXd& rhoT, Eigen::MatrixXd
 /// Written as passes over the outputs, each touching one column of every k x n array once
 /// (the whole-matrix expressions this replaced made a dozen k x n temporaries per call, which
 /// cost more than the factorization on k = 52, n = 416).
-inline void StaircaseBarrier::direction(Direction& d) {
+template <typename Deferred>
+inline void BasicStaircaseBarrier<Deferred>::direction(Direction& d) {
   const Index k = m_k, n = m_n;
   // Pass 1, per output: g = r_d - G^T rho (rho_i = r_i / s_i), x0 = -H^{-1} g by the arrow
   // solve, kept in d.dT and d.dU, and A x0.

@@ -161,6 +161,9 @@ inline double staircase_weight_bound(Index k, double low) { return double(k) / (
 /// \f$\text{opt} \ge 1^T\pi + \text{target}^T\sigma - B\|\sigma\|_1 + \omega \min(0, r^*)\f$ where
 /// \f$r^* = \min_o \sum_y \min(a_y, \ell a_y)\f$, \f$a_y = c_{y,o} - \pi_y - \sigma_y x_o\f$, is the
 /// least reduced cost of any staircase column. O(n k). `min_reduced_cost` (optional) receives r*.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline double staircase_lagrangian_bound(const StaircaseBarrierProblem& P, const Eigen::VectorXd& duals,
                                          double* min_reduced_cost = nullptr) {
   const Index k = P.num_labels(), n = P.num_outputs();
@@ -193,6 +196,9 @@ inline double staircase_lagrangian_bound(const StaircaseBarrierProblem& P, const
 /// empty pattern (when the top cluster is below 1) and of the full pattern (when the bottom
 /// cluster is above 0). `outputs` are the values stored in the columns (e.g. scaled outputs);
 /// grid_index is the output's index.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline std::vector<StaircaseColumn> staircase_barrier_columns(const StaircaseBarrierResult& r,
                                                               const Eigen::VectorXd& outputs, double low,
                                                               double relative_threshold = 1e-6,
@@ -235,6 +241,9 @@ inline std::vector<StaircaseColumn> staircase_barrier_columns(const StaircaseBar
 /// returned. Every merged column lies in the cone exactly, so the mechanism is eps-DP whatever
 /// the interior point's accuracy; its rows hold to the interior point's residual.
 /// \return the columns (output = `outputs[o]`, grid_index = o) and their weights.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline std::pair<std::vector<StaircaseColumn>, Eigen::VectorXd> staircase_decomposition(const StaircaseBarrierResult& r,
                                                                                         const Eigen::VectorXd& outputs,
                                                                                         double low,

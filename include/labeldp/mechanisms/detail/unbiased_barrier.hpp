@@ -74,9 +74,12 @@ struct IntervalBarrierResult {
 
 /// \f$s_T^T x\f$ for every interval pattern T = [a, b] in O(1) from prefix sums of x:
 /// \f$\ell \sum_y x_y + (1 - \ell) \sum_{a \le y \le b} x_y\f$, with \f$\ell\f$ the staircase's low entry.
-class IntervalDot {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicIntervalDot {
  public:
-  IntervalDot(const Eigen::Ref<const Eigen::VectorXd>& x, double low) : m_prefix(x.size() + 1), m_low(low) {
+  BasicIntervalDot(const Eigen::Ref<const Eigen::VectorXd>& x, double low) : m_prefix(x.size() + 1), m_low(low) {
     m_prefix[0] = 0;
     for (Index i = 0; i < x.size(); ++i) m_prefix[i + 1] = m_prefix[i] + x[i];
   }
@@ -89,10 +92,16 @@ class IntervalDot {
   double m_low;
 };
 
+/// IntervalDot: BasicIntervalDot<> (see there).
+using IntervalDot = BasicIntervalDot<>;
+
 /// Factorization of the active columns' matrix G (n x q, q <= n, full column rank): an LU
 /// when square, a Householder QR otherwise (a degenerate optimum with fewer than 2k active
 /// patterns). One factorization serves the crossover's solve and the first Newton step.
-struct ActiveFactor {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+struct BasicActiveFactor {
   Index rows = 0, cols = 0;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   Eigen::HouseholderQR<Eigen::MatrixXd> qr;
@@ -110,6 +119,9 @@ struct ActiveFactor {
     return square() ? Eigen::VectorXd(lu.solve(v)) : Eigen::VectorXd(qr.solve(v));
   }
 };
+
+/// ActiveFactor: BasicActiveFactor<> (see there).
+using ActiveFactor = BasicActiveFactor<>;
 /// From this many extra (non-interval) patterns on, the interior point builds their Newton
 /// blocks from their runs (PatternGram) instead of dense products (step_and_sweep()).
 inline constexpr Index kRunsGramPatterns = 64;
@@ -125,9 +137,12 @@ inline constexpr Index kRunsGramPatterns = 64;
 /// and the Newton matrix; two per Newton direction), each fusing everything that is computed from
 /// the same data: per interval the work is a few flops, so the cost is the number of passes and
 /// of arrays each reads and writes (at k = 401 an array is 0.6 MB, a k x k matrix 1.3 MB).
-class IntervalBarrier {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicIntervalBarrier {
  public:
-  explicit IntervalBarrier(const UnbiasedProblem& P)
+  explicit BasicIntervalBarrier(const UnbiasedProblem& P)
       : m_P(P),
         m_k(P.num_labels()),
         m_A(P.probs, P.low),
@@ -550,6 +565,9 @@ class IntervalBarrier {
   Eigen::VectorXd m_xB, m_xC;
   PatternGram m_xGram;  ///< the extra patterns' runs, for their Newton blocks
 };
+
+/// IntervalBarrier: BasicIntervalBarrier<> (see there).
+using IntervalBarrier = BasicIntervalBarrier<>;
 
 }  // namespace labeldp::detail
 

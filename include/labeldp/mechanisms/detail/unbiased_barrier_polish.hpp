@@ -32,8 +32,10 @@ namespace labeldp::detail {
 /// primal rows satisfied, outputs following sigma), quadratically convergent; if it fails or
 /// a weight turns negative, the crossover solution stands (its outputs are optimal to the
 /// interior point's accuracy, and the caller certifies the gap by exact pricing).
-inline void IntervalBarrier::polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda, const Eigen::VectorXd& weights,
-                                    Index max_polish, IntervalBarrierResult& out) {
+template <typename Deferred>
+inline void BasicIntervalBarrier<Deferred>::polish(const Eigen::VectorXd& rhs, Eigen::VectorXd lambda,
+                                                   const Eigen::VectorXd& weights, Index max_polish,
+                                                   IntervalBarrierResult& out) {
   const Index k = m_k, n = 2 * k;
   evaluate(lambda);
   const double scale = 1 + rhs.cwiseAbs().maxCoeff();
@@ -106,9 +108,12 @@ inline void IntervalBarrier::polish(const Eigen::VectorXd& rhs, Eigen::VectorXd 
 /// Newton's method on the active set `basis` (newton_on_active()); if it converges with
 /// negative weights, those columns are not in the optimal active set: they are dropped and
 /// Newton runs again on the rest (at most three times). True on success: weights >= 0.
-inline bool IntervalBarrier::newton_with_drops(const Eigen::VectorXd& rhs, std::vector<std::pair<Index, Index>>& basis,
-                                               Eigen::VectorXd& m, Eigen::VectorXd& lambda, Index max_polish,
-                                               ActiveFactor& factor, IntervalBarrierResult& out) {
+template <typename Deferred>
+inline bool BasicIntervalBarrier<Deferred>::newton_with_drops(const Eigen::VectorXd& rhs,
+                                                              std::vector<std::pair<Index, Index>>& basis,
+                                                              Eigen::VectorXd& m, Eigen::VectorXd& lambda,
+                                                              Index max_polish, ActiveFactor& factor,
+                                                              IntervalBarrierResult& out) {
   const Eigen::VectorXd lambda0 = lambda;
   for (int drops = 0;; ++drops) {
     const bool converged = newton_on_active(rhs, basis, m, lambda, max_polish, factor, out);
@@ -130,8 +135,10 @@ inline bool IntervalBarrier::newton_with_drops(const Eigen::VectorXd& rhs, std::
 }
 
 /// Stores the columns `basis` with weights m at the duals lambda (their outputs there) into `out`.
-inline void IntervalBarrier::write_solution(const std::vector<std::pair<Index, Index>>& basis, const Eigen::VectorXd& m,
-                                            const Eigen::VectorXd& lambda, IntervalBarrierResult& out) {
+template <typename Deferred>
+inline void BasicIntervalBarrier<Deferred>::write_solution(const std::vector<std::pair<Index, Index>>& basis,
+                                                           const Eigen::VectorXd& m, const Eigen::VectorXd& lambda,
+                                                           IntervalBarrierResult& out) {
   const Index k = m_k;
   evaluate(lambda);
   std::vector<double> outputs(basis.size());
@@ -163,10 +170,12 @@ inline void IntervalBarrier::write_solution(const std::vector<std::pair<Index, I
 /// (q < n): with \f$G = [Q_1\, Q_2] [R; 0]\f$, \f$\delta\lambda = Q_1 R^{-T} r + Q_2 z\f$ where the
 /// (n - q)-square system \f$Q_2^T K Q_2 z = -Q_2^T (F + K Q_1 R^{-T} r)\f$ fixes z, then
 /// \f$\delta m = R^{-1} Q_1^T (-F - K \delta\lambda)\f$: one QR instead of an LU of order n + q.
-inline bool IntervalBarrier::newton_on_active(const Eigen::VectorXd& rhs,
-                                              const std::vector<std::pair<Index, Index>>& active, Eigen::VectorXd& m,
-                                              Eigen::VectorXd& lambda, Index max_steps, ActiveFactor& factor,
-                                              IntervalBarrierResult& out) {
+template <typename Deferred>
+inline bool BasicIntervalBarrier<Deferred>::newton_on_active(const Eigen::VectorXd& rhs,
+                                                             const std::vector<std::pair<Index, Index>>& active,
+                                                             Eigen::VectorXd& m, Eigen::VectorXd& lambda,
+                                                             Index max_steps, ActiveFactor& factor,
+                                                             IntervalBarrierResult& out) {
   const Index k = m_k, n = 2 * k, q = Index(active.size()), p = n - q;
   if (q == 0 || p < 0) return false;
   const Eigen::MatrixXd S = staircase_block(active);

@@ -23,7 +23,9 @@
 
 namespace labeldp::detail {
 
-inline IntervalBarrierResult IntervalBarrier::solve(double gap_target, Index max_iterations, Index max_polish) {
+template <typename Deferred>
+inline IntervalBarrierResult BasicIntervalBarrier<Deferred>::solve(double gap_target, Index max_iterations,
+                                                                   Index max_polish) {
   IntervalBarrierResult out;
   const Index k = m_k, n = 2 * k, J = num_columns();
   Eigen::VectorXd rhs(n);
@@ -376,6 +378,15 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// (after 0 / 3 / 6 / 10 re-solves: 109-128 rounds, 31-42 s against 2.2 s). Built with
 /// -march=native (Eigen's Cholesky on AVX-512 and FMA) the k = 401 case takes 36 s CPU instead
 /// of 56 s, with the same Newton steps.
+/// Also tried at k = 401 (B = 20, eps 4; one run each, not kept): 20 patterns per re-solve in
+/// windows of 2.5% (42 re-solves, 2,853 Newton steps) and 40 in windows of 1.25% (46, 3,206)
+/// against ten in 5% (51, 3,428): within the swing of the re-solve count seen above. A Cholesky
+/// of the equilibrated Newton matrix in single precision with refinement in double (2.0x faster
+/// at order 802, 5.0 against 9.9 ms) reached double-precision residuals only in the first
+/// solve's first 23 of 44 steps (relative gap above 1.2e-2) and at no step of the re-solves: the
+/// added patterns leave the matrix too ill-conditioned for a float factor from the start (k =
+/// 401: 60.1 -> 58.8 s). The Lagrangian bound at each re-solve's centre (k = 200) stayed 2e-3 to
+/// 0.7 below the objective until the last round, so no round could end the re-solves early.
 ///
 /// Searching the optimal dual face directly after the crossover instead (tried, not kept;
 /// lognormal k = 401, B = 20, eps 4): the crossover's primal is not the sparse optimum but 510
@@ -392,6 +403,9 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// the column generation that certifies it today the time is the master's simplex (perf over 60 s
 /// of its rounds: BasisFactorization::ftran 30%, StaircaseProduct::multiply 29%, the dense
 /// factorization's products ~28%; the pricing 0.1%).
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, const UnbiasedProblem& P, double gap_target,
                                                   Index max_rounds = 2, std::size_t per_round = kBiasPatternsPerRound) {
   IntervalBarrierResult out = barrier.solve(gap_target);

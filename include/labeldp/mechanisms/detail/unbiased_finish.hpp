@@ -34,6 +34,9 @@ namespace labeldp::detail {
 /// the scaled `outputs`) are rescaled in place by the minimum-norm scales that make the rows sum
 /// to 1 and keep the conditional means, or the rows alone if that is not solvable, when those
 /// scales are positive and reach roundoff; otherwise they are left as they are.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline void rescale_columns_to_rows(const UnbiasedProblem& P, const Eigen::VectorXd& outputs,
                                     Eigen::MatrixXd& columns) {
   const Index k = P.num_labels(), n = columns.cols();
@@ -182,6 +185,9 @@ UnbiasedResult<Scalar> finish_unbiased(const FinitePrior<Scalar>& prior, const U
 /// \cdot 10^5\f$ would swamp a 1e-9 certificate). Weighing each pattern by its own
 /// \f$n_T\f$ matters where the columns that price out are wide patterns (\f$n_T\f$ up to k):
 /// bias-bounded lognormal k = 401 at eps 4, where the least weight is 8.3.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline double continuous_lower_bound(const UnbiasedProblem& P, const Eigen::VectorXd& pi_sigma, double lo, double hi) {
   const Index k = P.num_labels();
   Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());

@@ -51,6 +51,9 @@ UnbiasedProblem make_unbiased_problem(const FinitePrior<Scalar>& prior, double e
 }
 
 /// The master LP's right-hand side and row types (columns are added separately).
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline optim::LinearProgram empty_master(const UnbiasedProblem& P) {
   const Index k = P.num_labels(), m = P.num_rows();
   optim::LinearProgram lp;
@@ -127,6 +130,9 @@ struct StaircaseCrash {
 /// explicit: \f$S^{-1} = D M^{-1}\f$ has rows \f$e_{k-1}/low - (e_0 - e_{k-1})/(1 - low)\f$,
 /// then \f$(e_{\ell-1} - e_\ell)/(1 - low)\f$ for \f$\ell = 1..k-2\f$, and
 /// \f$(e_{k-2} - e_{k-1})/(1 - low)\f$. Requires k >= 2 and 0 < low < 1.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
   Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(k, k);
   const double h = 1 / (1 - low);
@@ -154,6 +160,9 @@ inline Eigen::MatrixXd prefix_staircase_inverse(Index k, double low) {
 /// 7's two-point start is far from it and column generation needs hundreds of rounds to get
 /// there. `outputs`: the scaled grid, ascending, at least 2 points. `split_at[j]` receives
 /// \f$a_j\f$ and `upper_share[j]` the share of the mass at \f$g_{a_j + 1}\f$.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline StaircaseCrash debiased_rr_crash(const UnbiasedProblem& P, const Eigen::VectorXd& outputs,
                                         std::vector<Index>& split_at, std::vector<double>& upper_share) {
   const Index k = P.num_labels(), n = outputs.size();
@@ -202,9 +211,12 @@ inline StaircaseCrash debiased_rr_crash(const UnbiasedProblem& P, const Eigen::V
 /// few runs for the other patterns a bias bound's optimum needs. The first `artificial`
 /// columns are the pairs \f$\pm e_r\f$ of solve_staircase_master(); describe() the others in
 /// column order.
-class StaircaseProduct {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicStaircaseProduct {
  public:
-  StaircaseProduct(const UnbiasedProblem& P, Index artificial) : m_P(P), m_artificial(artificial) {}
+  BasicStaircaseProduct(const UnbiasedProblem& P, Index artificial) : m_P(P), m_artificial(artificial) {}
 
   /// Appends the next structural column.
   void describe(const StaircaseColumn& col) {
@@ -262,6 +274,9 @@ class StaircaseProduct {
   std::vector<std::pair<Index, Index>> m_runs;  ///< [first, last) labels of each run
   std::vector<double> m_prefix_pi, m_prefix_sigma;
 };
+
+/// StaircaseProduct: BasicStaircaseProduct<> (see there).
+using StaircaseProduct = BasicStaircaseProduct<>;
 
 /// The Wentges smoothing weight the staircase master uses: options.dual_smoothing, or when that
 /// is automatic 0.5 from k = 100 labels on (the master's duals jump between extreme points of a

@@ -199,6 +199,9 @@ inline void append_interval_neighbours(const UnbiasedProblem& P, const Eigen::Re
 /// the best pattern, its interval neighbours (append_interval_neighbours()) and every one-sided
 /// pattern that prices out (append_one_sided()).
 /// \return the columns; `min_reduced_cost` receives the smallest reduced cost over the grid.
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const Eigen::MatrixXd& weighted_loss,
                                                const Eigen::VectorXd& outputs, const Eigen::VectorXd& duals,
                                                double tolerance, Index max_columns, double& min_reduced_cost) {
@@ -250,6 +253,9 @@ inline std::vector<StaircaseColumn> price_grid(const UnbiasedProblem& P, const E
 /// `max_columns` segments), its best column and the one-sided columns at the same output that
 /// price out (append_one_sided()). `argmin_size`, when given, receives the number of labels in
 /// the pattern of a column reaching `min_reduced_cost` (staircase_min_ratio()).
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline std::vector<StaircaseColumn> price_continuous(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo,
                                                      double hi, double tolerance, Index max_columns,
                                                      double& min_reduced_cost, Index* argmin_size = nullptr) {
@@ -408,6 +414,9 @@ double staircase_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& dual
 /// `first_mu`, `first_size`: price_continuous()'s `min_reduced_cost` and `argmin_size` at
 /// `duals` over [lo, hi] when the caller has them (whatever its tolerance and column cap: they
 /// do not change those two), as for staircase_min_ratio().
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
 inline double continuous_min_ratio(const UnbiasedProblem& P, const Eigen::VectorXd& duals, double lo, double hi,
                                    double first_mu = std::numeric_limits<double>::quiet_NaN(), Index first_size = 0) {
   return staircase_min_ratio(

@@ -28,7 +28,10 @@ namespace labeldp::optim::detail {
 /// inverse (86 KB) does not fit in L1, and both operations are memory-bound: fused, the inverse
 /// is streamed once per pivot instead of twice. BTRAN and inverse rows account for a pending
 /// update in O(m) without applying it.
-class BasisFactorization {
+/// \tparam Deferred unused (`void`): a template only so that this code is compiled in the translation
+/// units that use it (README, "Compile time").
+template <typename Deferred = void>
+class BasicBasisFactorization {
  public:
   using Index = Eigen::Index;
 
@@ -182,5 +185,8 @@ class BasisFactorization {
   // Work vector: FTRAN/BTRAN run once or twice per pivot, and must not allocate.
   mutable Eigen::VectorXd m_scratch;
 };
+
+/// BasisFactorization: BasicBasisFactorization<> (see there).
+using BasisFactorization = BasicBasisFactorization<>;
 
 }  // namespace labeldp::optim::detail

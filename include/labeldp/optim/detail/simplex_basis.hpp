@@ -17,7 +17,8 @@
 
 namespace labeldp::optim {
 
-inline void RevisedSimplex::set_initial_basis() {
+template <typename Deferred>
+inline void BasicRevisedSimplex<Deferred>::set_initial_basis() {
   const Index m = num_rows();
   m_basis.assign(std::size_t(m), -1);
   m_position.assign(std::size_t(num_variables()), -1);
@@ -32,7 +33,8 @@ inline void RevisedSimplex::set_initial_basis() {
 }
 
 // The basis matrix (column i = internal column m_basis[i]).
-inline const Eigen::MatrixXd& RevisedSimplex::assemble_basis() const {
+template <typename Deferred>
+inline const Eigen::MatrixXd& BasicRevisedSimplex<Deferred>::assemble_basis() const {
   const Index m = num_rows();
   Eigen::MatrixXd& B = m_basis_matrix;
   B.resize(m, m);
@@ -56,8 +58,9 @@ inline const Eigen::MatrixXd& RevisedSimplex::assemble_basis() const {
 // is accurate to about 1e-12; refinement brings the residual to roundoff, which callers of
 // the solution need (the mechanisms built from x renormalize rows and are audited exactly).
 // Returns the final residual's infinity norm.
-inline double RevisedSimplex::refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs, bool transposed,
-                                            Eigen::VectorXd& x) const {
+template <typename Deferred>
+inline double BasicRevisedSimplex<Deferred>::refined_solve(const Eigen::MatrixXd& B, const Eigen::VectorXd& rhs,
+                                                           bool transposed, Eigen::VectorXd& x) const {
   x = rhs;
   if (transposed)
     m_factor.btran(x);
@@ -87,7 +90,8 @@ inline double RevisedSimplex::refined_solve(const Eigen::MatrixXd& B, const Eige
 // refactorizes only when a residual (after refinement) exceeds kResidualTolerance relative,
 // or when the updates reach kMaxUpdatesPerInterval refactorization intervals: O(m^2) instead
 // of O(m^3) for a refactorization.
-inline bool RevisedSimplex::check_or_refactor() {
+template <typename Deferred>
+inline bool BasicRevisedSimplex<Deferred>::check_or_refactor() {
   const Index m = num_rows();
   if (m_factor.num_updates() >= kMaxUpdatesPerInterval * m_options.refactorization_interval)
     return refactor_and_recompute();
@@ -113,7 +117,8 @@ inline bool RevisedSimplex::check_or_refactor() {
 
 // Takes a caller's inverse of the current basis if it passes two probe residuals (a wrong
 // inverse fails them except on a measure-zero set of errors), then x_B = B^{-1} b refined.
-inline bool RevisedSimplex::adopt_inverse(Eigen::MatrixXd&& inverse) {
+template <typename Deferred>
+inline bool BasicRevisedSimplex<Deferred>::adopt_inverse(Eigen::MatrixXd&& inverse) {
   const Index m = num_rows();
   if (inverse.rows() != m || inverse.cols() != m || !inverse.allFinite()) return false;
   const Eigen::MatrixXd& B = assemble_basis();
@@ -131,7 +136,8 @@ inline bool RevisedSimplex::adopt_inverse(Eigen::MatrixXd&& inverse) {
   return m_xb.allFinite();
 }
 
-inline bool RevisedSimplex::refactor_and_recompute() {
+template <typename Deferred>
+inline bool BasicRevisedSimplex<Deferred>::refactor_and_recompute() {
   const Index m = num_rows();
   if (Index(m_basis.size()) != m) return false;
   const Eigen::MatrixXd& B = assemble_basis();
@@ -159,7 +165,8 @@ inline bool RevisedSimplex::refactor_and_recompute() {
 // infeasible (a basic artificial off zero, a structural below zero); the caller's pivots repair
 // that (solve()'s feasibility repair after phase 2). `B` is the current basis matrix (assemble_basis()).
 // False when no logical column is free.
-inline bool RevisedSimplex::repair_singular_basis(const Eigen::MatrixXd& B) {
+template <typename Deferred>
+inline bool BasicRevisedSimplex<Deferred>::repair_singular_basis(const Eigen::MatrixXd& B) {
   const Index m = num_rows();
   Eigen::FullPivLU<Eigen::MatrixXd> lu(B);
   lu.setThreshold(kSingularTolerance);
@@ -188,7 +195,8 @@ inline bool RevisedSimplex::repair_singular_basis(const Eigen::MatrixXd& B) {
 // After phase 1 some artificials may remain basic at zero: pivot each out on the largest
 // entry of its row of B^{-1} A (a degenerate pivot). Rows where no such entry exists are
 // redundant; their artificial stays basic at zero and blocks any move (see iterate()).
-inline bool RevisedSimplex::drive_out_artificials() {
+template <typename Deferred>
+inline bool BasicRevisedSimplex<Deferred>::drive_out_artificials() {
   const Index m = num_rows();
   const Index nv = num_variables();
   Eigen::VectorXd rho(m), col, w;
@@ -229,7 +237,8 @@ inline bool RevisedSimplex::drive_out_artificials() {
 }
 
 // The largest violation of x >= 0 by a basic variable, or of x = 0 by a basic artificial.
-inline double RevisedSimplex::primal_infeasibility() const {
+template <typename Deferred>
+inline double BasicRevisedSimplex<Deferred>::primal_infeasibility() const {
   double worst = 0;
   for (Index i = 0; i < num_rows(); ++i)
     worst = std::max(worst, is_artificial(m_basis[std::size_t(i)]) ? std::abs(m_xb[i]) : -m_xb[i]);
@@ -242,7 +251,8 @@ inline double RevisedSimplex::primal_infeasibility() const {
 // pivot), so the reduced costs stay non-negative. Basic artificials must be zero, from either
 // side; nonbasic ones never enter. True when no violation beyond the feasibility tolerance is
 // left within m pivots.
-inline bool RevisedSimplex::restore_primal_feasibility(SimplexResult& result) {
+template <typename Deferred>
+inline bool BasicRevisedSimplex<Deferred>::restore_primal_feasibility(SimplexResult& result) {
   const Index m = num_rows(), off = structural_offset(), nv = num_variables();
   const double feas_tol = m_options.primal_feasibility_tolerance * m_b_scale;
   const double dual_tol =
@@ -305,7 +315,8 @@ inline bool RevisedSimplex::restore_primal_feasibility(SimplexResult& result) {
   return primal_infeasibility() <= feas_tol;
 }
 
-inline SimplexResult RevisedSimplex::finish(SolveStatus status, SimplexResult& result) {
+template <typename Deferred>
+inline SimplexResult BasicRevisedSimplex<Deferred>::finish(SolveStatus status, SimplexResult& result) {
   const Index m = num_rows(), n = num_columns(), off = structural_offset();
   // x_B is recomputed from b (dropping the drift of the pivots' updates), with a fresh
   // factorization only when the residuals ask for one (check_or_refactor()).

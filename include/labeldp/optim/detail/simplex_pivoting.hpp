@@ -17,7 +17,8 @@
 namespace labeldp::optim {
 
 // Simplex iterations of one phase from the current (primal feasible) basis.
-inline SolveStatus RevisedSimplex::iterate(int phase, SimplexResult& result) {
+template <typename Deferred>
+inline SolveStatus BasicRevisedSimplex<Deferred>::iterate(int phase, SimplexResult& result) {
   Index& iterations = result.iterations;
   const Index m = num_rows();
   const Index off = structural_offset();
@@ -195,8 +196,9 @@ inline SolveStatus RevisedSimplex::iterate(int phase, SimplexResult& result) {
 // largest blocking one do not block (they pass, their eps falls slightly, and one that falls
 // to <= 0 is drawn afresh), so that the choice never costs the basis its conditioning.
 // Returns the leaving row (a blocking row at zero exists).
-inline Index RevisedSimplex::perturbed_ratio_test(const Eigen::VectorXd& w, double feas_tol, double piv,
-                                                  double largest_at_zero, SimplexResult& result) {
+template <typename Deferred>
+inline Index BasicRevisedSimplex<Deferred>::perturbed_ratio_test(const Eigen::VectorXd& w, double feas_tol, double piv,
+                                                                 double largest_at_zero, SimplexResult& result) {
   const Index m = num_rows();
   if (!m_perturbed) {
     m_eps.setZero(m);
@@ -227,7 +229,8 @@ inline Index RevisedSimplex::perturbed_ratio_test(const Eigen::VectorXd& w, doub
 }
 
 // A uniform draw in [0, 1) (splitmix64; reseeded by every solve(), so solves repeat exactly).
-inline double RevisedSimplex::uniform01() {
+template <typename Deferred>
+inline double BasicRevisedSimplex<Deferred>::uniform01() {
   std::uint64_t z = (m_rng_state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
