@@ -168,7 +168,8 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
     // With a bias bound the interior point carries the patterns that price out at its duals
-    // (bias_bounded_barrier(): up to UnbiasedOptions::bias_pattern_rounds = 60 re-solves, each adding up to ten of the
+    // (bias_bounded_barrier(): up to UnbiasedOptions::bias_pattern_rounds = 60 re-solves, each warm-started from the
+    // last solve's path and adding up to ten of the
     // most negative non-interval patterns at the last centre, one per window of outputs, from k = 100; five below), so
     // its centre lies on the optimal dual face of the problem that holds them, not only of the interval problem.
     // Interval patterns need not suffice under a bias bound (Claim 14 orders the rows by their means, which the bound
