@@ -135,6 +135,31 @@ void check_unbiased(const labeldp::UnbiasedResult<>& r, const FinitePrior<>& pri
   CHECK(r.mechanism.num_outputs() <= 2 * prior.size());
 }
 
+// k labels from 0, spaced 0.2-3 apart; weights 0.05-1.05, about a fifth of them 20 times heavier.
+FinitePrior<> spiky_random_prior(std::mt19937_64& rng, int k) {
+  std::uniform_real_distribution<double> u(0.0, 1.0), gap(0.2, 3.0);
+  std::vector<double> v, w;
+  double y = 0;
+  for (int i = 0; i < k; ++i) {
+    v.push_back(y);
+    y += gap(rng);
+    double p = 0.05 + u(rng);
+    if (u(rng) < 0.2) p *= 20;
+    w.push_back(p);
+  }
+  return FinitePrior<>::from_weights(v, w);
+}
+
+// The columns (pattern, output) whose reduced cost at the duals (pi, sigma) of an interior point is
+// below -1e-13: exact pricing over every pattern and real output.
+std::vector<labeldp::detail::StaircaseColumn> priced_at(const labeldp::detail::UnbiasedProblem& P,
+                                                        const Eigen::VectorXd& pi_sigma) {
+  Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
+  duals.head(pi_sigma.size()) = pi_sigma;
+  double min_rc = 0;
+  return labeldp::detail::price_continuous(P, duals, -INFINITY, INFINITY, 1e-13, pi_sigma.size() + 2, min_rc);
+}
+
 double glpk_grid_loss(const FinitePrior<>& prior, double eps, const Vector<>& outputs, double max_bias = 0) {
   const Index k = prior.size(), n = outputs.size();
   Eigen::MatrixXd loss(k, n);
@@ -877,31 +902,19 @@ TEST_CASE(
   // Alg. 1's explicit LP over the returned outputs and a grid (the returned mechanism is
   // feasible there, and no mechanism on those outputs may beat it by more than the gap).
   std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> u(0.0, 1.0), gap(0.2, 3.0);
   int exercised = 0;
   for (int trial = 0; trial < 60; ++trial) {
     const int k = 5 + trial % 8;
-    std::vector<double> v, w;
-    double y = 0;
-    for (int i = 0; i < k; ++i) {
-      v.push_back(y);
-      y += gap(rng);
-      double p = 0.05 + u(rng);
-      if (u(rng) < 0.2) p *= 20;
-      w.push_back(p);
-    }
-    const auto prior = FinitePrior<>::from_weights(v, w);
+    const auto prior = spiky_random_prior(rng, k);
+    const Vector<> v = prior.values();
     for (const double eps : {1.0, 4.0})
       for (const double fraction : {0.05, 0.2}) {
-        const double B = fraction * (v.back() - v.front());
+        const double B = fraction * (v[v.size() - 1] - v[0]);
         const auto P = labeldp::detail::make_unbiased_problem(prior, eps, B);
         labeldp::detail::IntervalBarrier intervals(P);
         const auto run = intervals.solve(1e-11);
         REQUIRE(run.duals.size() == 2 * k);
-        Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
-        duals.head(2 * k) = run.duals;
-        double min_rc = 0;
-        const auto priced = labeldp::detail::price_continuous(P, duals, -INFINITY, INFINITY, 1e-13, 2 * k + 2, min_rc);
+        const auto priced = priced_at(P, run.duals);
         const bool other_patterns = std::any_of(priced.begin(), priced.end(), [](const auto& c) {
           return !labeldp::detail::is_interval_pattern(c.pattern);
         });
@@ -926,28 +939,18 @@ TEST_CASE("Bias-bounded: a warm-started re-solve ends where a re-solve from the 
   // optimum of the problem with those patterns) agree, and at the warm duals every added
   // pattern's reduced cost, recomputed here from its definition, is non-negative.
   std::mt19937_64 rng(23);
-  std::uniform_real_distribution<double> u(0.0, 1.0), spacing(0.2, 3.0);
   int exercised = 0, fewer_steps = 0;
   for (int trial = 0; trial < 40 && exercised < 12; ++trial) {
     const int k = 8 + trial % 30;
-    std::vector<double> v, w;
-    double y = 0;
-    for (int i = 0; i < k; ++i) {
-      v.push_back(y);
-      y += spacing(rng);
-      w.push_back(u(rng) < 0.2 ? 20 * (0.05 + u(rng)) : 0.05 + u(rng));
-    }
-    const auto prior = FinitePrior<>::from_weights(v, w);
-    const double eps = trial % 2 == 0 ? 1.0 : 4.0, B = 0.1 * (v.back() - v.front());
+    const auto prior = spiky_random_prior(rng, k);
+    const Vector<> v = prior.values();
+    const double eps = trial % 2 == 0 ? 1.0 : 4.0, B = 0.1 * (v[v.size() - 1] - v[0]);
     const auto P = labeldp::detail::make_unbiased_problem(prior, eps, B);
     labeldp::detail::IntervalBarrier warm(P), cold(P);
     warm.record_at(labeldp::detail::kBiasRecordGap);
     const auto first = warm.solve(1e-11);
     REQUIRE(first.duals.size() == 2 * k);
-    Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
-    duals.head(2 * k) = first.duals;
-    double min_rc = 0;
-    const auto priced = labeldp::detail::price_continuous(P, duals, -INFINITY, INFINITY, 1e-13, 2 * k + 2, min_rc);
+    const auto priced = priced_at(P, first.duals);
     std::vector<std::vector<std::uint8_t>> patterns;
     for (const auto& c : priced)
       if (!labeldp::detail::is_interval_pattern(c.pattern) && patterns.size() < 5 &&
