@@ -9,8 +9,8 @@
 //
 // Arguments: prior (0 weeks, 1 near-uniform, 2 near-uniform with zeros, 3 lognormal k = 401,
 // 4 lognormal k = 100, 5 lognormal k = 150, 6 lognormal k = 200), B (0 = unbiased), 10 eps
-// (1, 4, 12 for priors 0-3; 1, 2, 4 with B = 20 for priors 4-5; 1, 4, 12 with B = 5 and 20 for
-// priors 4-6).
+// (1, 4, 12 for priors 0-3, and 2, 3, 8 with B = 5 and 20 for prior 3; 1, 2, 4 with B = 20 for
+// priors 4-5; 1, 4, 12 with B = 5 and 20 for priors 4-6).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -80,6 +80,7 @@ void BM_Continuous(benchmark::State& state) {
 BENCHMARK(BM_Continuous)
     ->ArgNames({"prior", "B", "eps10"})
     ->ArgsProduct({{0, 1, 2, 3}, {0, 5, 20}, {10, 40, 120}})
+    ->ArgsProduct({{3}, {5, 20}, {20, 30, 80}})
     ->ArgsProduct({{4, 5}, {20}, {10, 20, 40}})
     ->ArgsProduct({{4, 5, 6}, {5, 20}, {10, 40, 120}})
     ->Iterations(1)

@@ -991,6 +991,44 @@ TEST_CASE("Bias-bounded: a warm-started re-solve ends where a re-solve from the 
   CHECK(2 * fewer_steps > exercised);
 }
 
+TEST_CASE("Bias-bounded: re-solves that end with a shift left go on, their duals kept for the bound",
+          "[unbiased][continuous][bias]") {
+  // A warm re-solve that roundoff ends before its added patterns' shifts are gone still has duals
+  // that exact pricing can bound from, so bias_bounded_barrier() prices there and goes on; when
+  // the last solve ended so, it is done once more from the usual start for the crossover's primal
+  // and its duals come back as bound_duals. Oracles: GLPK's explicit LP over the certified
+  // answer's outputs and a feasible grid (check_certified_against_glpk()); the bound at
+  // bound_duals, by exact pricing over every pattern and output, is at most that optimum and
+  // within 1e-9 of it (nothing priced out there).
+  std::mt19937_64 rng(29);
+  int exercised = 0;
+  for (int trial = 0; trial < 300 && exercised < 3; ++trial) {
+    const int k = 20 + trial % 40;
+    const auto prior = spiky_random_prior(rng, k);
+    const Vector<> v = prior.values();
+    const double eps = std::vector<double>{1.0, 4.0, 8.0}[std::size_t(trial / 2) % 3];
+    const double B = (trial % 2 ? 0.1 : 0.03) * (v[v.size() - 1] - v[0]);
+    const auto P = labeldp::detail::make_unbiased_problem(prior, eps, B);
+    labeldp::detail::IntervalBarrier barrier(P);
+    const auto out = labeldp::detail::bias_bounded_barrier(barrier, P, 1e-11, 60);
+    if (out.bound_duals.size() == 0) continue;
+    ++exercised;
+    INFO("trial " << trial << " k " << k << " eps " << eps << " B " << B);
+    REQUIRE(out.bound_duals.size() == 2 * k);
+    CHECK(barrier.max_shift() == 0);  // the final solve started from the usual start
+    UnbiasedOptions options;
+    options.max_bias = B;
+    const auto r = labeldp::optimal_unbiased_continuous(prior, eps, options);
+    REQUIRE(r.optimal());
+    check_certified_against_glpk(r, prior, eps, B, 16);
+    const double bound = labeldp::detail::continuous_lower_bound(P, out.bound_duals, -INFINITY, INFINITY);
+    const double unit = P.scale * P.scale;
+    CHECK(bound * unit <= r.expected_loss * (1 + 1e-9));
+    CHECK(bound * unit >= r.expected_loss * (1 - 1e-9));
+  }
+  CHECK(exercised >= 2);
+}
+
 TEST_CASE("Bias-bounded continuous: the time limit answers with a feasible mechanism and its certified gap",
           "[unbiased][continuous][bias]") {
   // The weeks-like prior, B = 20, eps 1 without the interior point's pattern rounds needs 62

@@ -227,6 +227,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // Not certified: an LP crossover on the columns active at the last interior point, then
     // column generation on the full problem from them; the interior duals give a lower bound.
     if (duals.size() == 2 * k) ipm_bound = detail::continuous_lower_bound(P, duals, lo, hi);
+    if (ipm.bound_duals.size() == ipm.duals.size() && duals.size() == 2 * k)
+      ipm_bound = std::max(ipm_bound,
+                           detail::continuous_lower_bound(P, detail::expand_duals(kept, k, ipm.bound_duals), lo, hi));
     const double interior_bound = ipm_bound;
     if (ipm_bound > 0) objective_estimate = ipm_bound;
     if (!ipm.candidates.empty()) {
@@ -243,26 +246,42 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       std::vector<detail::StaircaseColumn> columns = ipm.candidates;
       for (auto& c : detail::one_sided_columns(kk, a, -1)) columns.push_back(std::move(c));
       for (auto& c : detail::one_sided_columns(kk, b, -1)) columns.push_back(std::move(c));
-      optim::LinearProgram lp = detail::empty_master(Q);
-      detail::staircase_block(Q, columns, loss_on(Q), lp.A, lp.c);
       // Tight tolerances (as the exact stage below): a bias row met to 1e-9 would leave a
       // bias 1e-9 over B, and an absolute dual tolerance of 1e-11 left the LP 2e-9 above its
       // optimum at a scaled objective of 2.6e-3 (weeks, B = 5): relative to the objective. With a
-      // bias bound the bias rows are met to 1e-13 (this crossover is now certified directly,
-      // without column generation, and finish_unbiased() does not re-solve bounded rows: at
-      // 1e-11 the returned bias was up to 3e-9 over B, labels of order 100).
+      // bias bound the bias rows are met to 1e-13 (this crossover is certified directly, without
+      // column generation, and finish_unbiased() does not re-solve bounded rows: at 1e-11 the
+      // returned bias was up to 3e-9 over B, labels of order 100). Where roundoff keeps an optimal
+      // basis from meeting them (lognormal k = 401, B = 5, eps 2: its recomputed x_B infeasible by
+      // more than 1e-11 after 5.7k pivots, beyond what dual pivots could repair; column
+      // generation then took 70 rounds, 52 s) the crossover is solved again with the bias rows met
+      // to 1e-12: certified there (gap 3e-10, bias B to 12 digits, 16-23 s in all). Not 1e-12
+      // from the start: column generation resumed on that simplex (below) then ended on roundoff
+      // at a gap of 4e-8 (lognormal k = 300, B = 5, eps 4 without re-solves).
       const double lp_scale = ipm_bound > 0 ? std::clamp(ipm_bound, 1e-4, 1.0) : 1.0;
-      optim::SimplexOptions tight = options.simplex;
-      tight.primal_feasibility_tolerance = std::min(tight.primal_feasibility_tolerance, P.bounded() ? 1e-13 : 1e-11);
-      tight.dual_feasibility_tolerance = std::min(tight.dual_feasibility_tolerance, 1e-11 * lp_scale);
-      optim::RevisedSimplex crossover(std::move(lp), tight);
       // Pricing by prefix sums (O(1) per interval column): the dense A^T y over 3k rows was a
       // third of the crossover's time at k = 401 (perf, lognormal, B = 5).
       detail::StaircaseProduct product(Q, 0);
       for (const auto& c : columns) product.describe(c);
-      crossover.set_transpose_product(
-          [&product](const Eigen::VectorXd& y, Eigen::VectorXd& out) { product.multiply(y, out); });
-      optim::SimplexResult lp_result = crossover.solve();
+      std::optional<optim::RevisedSimplex> solver;
+      auto solve_crossover = [&](double primal_tolerance) {
+        optim::LinearProgram lp = detail::empty_master(Q);
+        detail::staircase_block(Q, columns, loss_on(Q), lp.A, lp.c);
+        optim::SimplexOptions tight = options.simplex;
+        tight.primal_feasibility_tolerance = std::min(tight.primal_feasibility_tolerance, primal_tolerance);
+        tight.dual_feasibility_tolerance = std::min(tight.dual_feasibility_tolerance, 1e-11 * lp_scale);
+        solver.emplace(std::move(lp), tight);
+        solver->set_transpose_product(
+            [&product](const Eigen::VectorXd& y, Eigen::VectorXd& out) { product.multiply(y, out); });
+        return solver->solve();
+      };
+      optim::SimplexResult lp_result = solve_crossover(P.bounded() ? 1e-13 : 1e-11);
+      if (P.bounded() && lp_result.status == optim::SolveStatus::NumericalIssue) {
+        const Index pivots = lp_result.iterations;
+        lp_result = solve_crossover(1e-12);
+        lp_result.iterations += pivots;
+      }
+      optim::RevisedSimplex& crossover = *solver;
       bool lp_optimal = false, certified = false;
       // The crossover's optimum: its vertex duals' bound, and whether the best bound certifies it.
       auto assess = [&]() {

@@ -56,9 +56,10 @@ inline IntervalBarrierResult BasicIntervalBarrier<Deferred>::solve(double gap_ta
   // once so the rest is defined.
   Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
   // Primal start (Mehrotra's): the least-norm solution of the primal rows G m = rhs at the
-  // starting outputs, shifted positive, then shifted again to balance the products m_T r_T.
+  // starting outputs, shifted positive, then shifted again to balance the products m_T r_T
+  // (a warm start sets m below).
   Eigen::VectorXd m(J);
-  {
+  if (!warm) {
     NewtonBlocks blocks(k, H);
     Eigen::VectorXd ones = Eigen::VectorXd::Ones(k), o(k), o2(k);
     for_each_row([&](Index a, Index j0) {
@@ -84,7 +85,7 @@ inline IntervalBarrierResult BasicIntervalBarrier<Deferred>::solve(double gap_ta
   BiasSlacks::Target bias_target, bias_target_try;
   BiasSlacks::Direction bias_aff, bias_dir, bias_try;
   Eigen::VectorXd no_centring = Eigen::VectorXd::Zero(k), cp(k), cn(k);
-  if (bounded) bias.start(m_P.labels, m_P.max_bias, m.dot(m_r) / double(J));
+  if (bounded && !warm) bias.start(m_P.labels, m_P.max_bias, m.dot(m_r) / double(J));
   // A warm start (warm_start()): the recorded iterate, and for each pattern added since a slack
   // s = |r| (shift tau = s - r when its constraint is violated, none otherwise) with the weight
   // mu / s of the recorded mean product mu.
@@ -107,7 +108,7 @@ inline IntervalBarrierResult BasicIntervalBarrier<Deferred>::solve(double gap_ta
   Eigen::VectorXd shift_prev;  // the shifts before the last step
   // A shift below this (times the largest total weight of a feasible primal) cannot move the
   // bound by a hundredth of the gap target.
-  const double mass_bound = std::min(double(k) / (1 + double(k - 1) * m_P.low), 1 / m_P.low);
+  const double mass_bound = m_P.column_mass_bound();
   Eigen::VectorXd step_aff(n), step(n), step_try(n);
   Eigen::VectorXd m_prev(J), dm_aff(J), dm = Eigen::VectorXd::Zero(J), dm_try(J), c(J), c_try(J);
   Eigen::LLT<Eigen::MatrixXd> llt(n);
@@ -377,12 +378,20 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// Each re-solve is warm-started (IntervalBarrier::warm_start()): from the last solve's iterate
 /// at a relative gap of kBiasRecordGap, the new patterns' constraints shifted until they hold
 /// there, kWarmCentringSteps centring steps, then Mehrotra's. A warm re-solve that takes more
-/// steps than the first solve, or ends (roundoff breaks its step) with a shift above a tenth of
-/// the pricing threshold, is done again from the usual start. Re-solves from the start took
+/// steps than the first solve is done again from the usual start. One that ends (roundoff breaks
+/// its step) with a shift above a tenth of the pricing threshold still has duals that exact
+/// pricing bounds from, so the rounds go on from them; when the last solve ended so, it is done
+/// once more from the usual start, for a primal the caller's crossover can certify, and its duals
+/// are returned as `bound_duals` (nothing priced out there, so their bound is the optimum's).
+/// Before, every such re-solve was redone from the start: over the bench_continuous cases with a
+/// bias bound (k = 100-214) 4,855 -> 5,506 Newton steps (the count of re-solves swings either
+/// way: near-uniform k = 214, B = 20, eps 4 174 -> 580, lognormal k = 150, B = 20, eps 1
+/// 193 -> 122), but at k = 300-401 fewer every time (lognormal, B = 20: k = 401, eps 4
+/// 1,058 -> 381, eps 12 489 -> 283; k = 300, eps 4 1,329 -> 550). Re-solves from the start took
 /// 45-70 Newton steps each, warm ones 8-20, and the count of re-solves does not grow on the
 /// whole (it swings with where each centre lands, as below): over the bench_continuous cases
 /// with a bias bound 9,896 -> 4,855 Newton steps in all (21.0 -> 16.1 s CPU, every case
-/// certified, none needing column generation); lognormal k = 401, B = 20, eps 4: 3,428 -> 528
+/// certified, none needing column generation); lognormal k = 401, B = 20, eps 4: 3,428 -> 1,058
 /// steps, 58.8-60.1 s -> 23.4 s; B = 20, eps 12: 18.6 -> 10.9 s; B = 5, eps 4: 15.7 -> 9.0 s.
 ///
 /// Few cuts per round: with a loose bias bound (lognormal k = 100, B = 20: one bias row active,
@@ -419,9 +428,9 @@ inline constexpr double kBiasPatternSpacing = 0.05;
 /// 13 s, but lognormal k = 100, B = 20, eps 1 then ended with a primal the crossover could not
 /// certify: 35 rounds of column generation, 1.4 s against 0.1 s; 5,912 steps over the cases),
 /// with it going on after a re-solve that ends with a shift left while new patterns price out
-/// (k = 401: 230 steps, 7.7 s, but three cases at k = 100 then needed 36-55 rounds of column
-/// generation), re-solving again (warm or from the start) when the last one's primal rows
-/// are off by more than 1e-6 to 1e-9 (up to 1,239 steps at k = 401, or column generation at k =
+/// and without the final solve from the start (k = 401: 230 steps, 7.7 s, but three cases at
+/// k = 100 then needed 36-55 rounds of column generation), re-solving again (warm or from the start) when the last
+/// one's primal rows are off by more than 1e-6 to 1e-9 (up to 1,239 steps at k = 401, or column generation at k =
 /// 100-150); recording before the centring steps (5,597 steps over the cases instead of 5,049 with
 /// 6 centring steps).
 ///
@@ -491,12 +500,13 @@ inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, cons
   // The patterns added so far, as strings (g++ 12 warned, -Wstringop-overread, on the sets of
   // byte vectors' memcmp where their inlining changed).
   std::set<std::string> added;
+  bool shifted = false;  // the last solve ended with an added pattern's shift left
   for (Index round = 0; round < max_rounds && out.duals.size() == 2 * k && out.duals.allFinite(); ++round) {
     Eigen::VectorXd duals = Eigen::VectorXd::Zero(P.num_rows());
     duals.head(2 * k) = out.duals;
     const Eigen::VectorXd sigma = out.duals.tail(k);
     const double objective = out.duals.head(k).sum() + P.labels.dot(sigma) - P.max_bias * sigma.cwiseAbs().sum();
-    const double mass = std::min(double(k) / (1 + double(k - 1) * P.low), 1 / P.low);
+    const double mass = P.column_mass_bound();
     double min_rc = 0;
     const double threshold = 1e-11 * std::abs(objective) / mass;
     std::vector<StaircaseColumn> priced = price_continuous(P, duals, -inf, inf, threshold, 2 * k + 2, min_rc);
@@ -523,13 +533,24 @@ inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, cons
     barrier.warm_start(true);
     out = barrier.solve(gap_target, warm_limit);
     steps += out.newton_steps;
-    if (out.stalled || barrier.max_shift() > 0.1 * threshold) {
-      // Abandoned, or ended (roundoff) before the added patterns' constraints held: again from
-      // the usual start.
+    shifted = barrier.max_shift() > 0.1 * threshold;
+    if (out.stalled) {
+      // Abandoned: again from the usual start.
       barrier.warm_start(false);
       out = barrier.solve(gap_target);
       steps += out.newton_steps;
+      shifted = barrier.max_shift() > 0.1 * threshold;
     }
+  }
+  if (shifted) {
+    // The last solve ended (roundoff) before the added patterns' constraints held. Its duals
+    // still bound the optimum (exact pricing), but its primal is too rough for the caller's
+    // crossover: once more from the usual start, for the primal.
+    Eigen::VectorXd bound_duals = out.duals;
+    barrier.warm_start(false);
+    out = barrier.solve(gap_target);
+    steps += out.newton_steps;
+    out.bound_duals = std::move(bound_duals);
   }
   out.newton_steps = steps;
   out.interval_candidates = std::move(interval_candidates);

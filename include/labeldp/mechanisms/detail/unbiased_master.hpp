@@ -322,15 +322,11 @@ void run_staircase_master(const UnbiasedProblem& P, optim::RevisedSimplex& maste
   cg.max_rounds = options.max_rounds;
   cg.time_limit = options.time_limit;
   cg.gap_tolerance = options.gap_tolerance;
-  // kappa (Lagrangian bound b'y + kappa min(0, min reduced cost)): summing the k normalization
-  // rows gives sum_j w_j x_j = k with w_j = |T_j| (1 - low) + k low for every feasible x, so
-  // sum_j rc_j x_j >= k min(0, min_j rc_j / w_j) (the pricing spans every pattern). The empty
-  // pattern's ratio equals the full pattern's (both are sum_i terms_i / k), so the minimum is
-  // reached on a non-empty pattern, where w_j >= 1 + (k - 1) low: kappa = k / (1 + (k - 1) low),
-  // at most 1/low (the plain bound on the weights' sum) and about k at large eps, where 1/low
-  // = e^eps would multiply the roundoff in the minimum reduced cost by up to 1.6e5 (eps = 12).
+  // kappa (Lagrangian bound b'y + kappa min(0, min reduced cost)): the most total weight
+  // (UnbiasedProblem::column_mass_bound()). The empty pattern's ratio rc_j / w_j equals the full
+  // pattern's (both are sum_i terms_i / k), so the minimum is reached on a non-empty pattern.
   const double k_labels = double(P.num_labels());
-  cg.column_sum_bound = std::min(1 / P.low, k_labels / (1 + (k_labels - 1) * P.low));
+  cg.column_sum_bound = P.column_mass_bound();
   // The same sum weighs each column by its own w_j (staircase_min_ratio()): W = k.
   if (weighted) cg.column_weight_bound = k_labels;
   cg.dual_smoothing = staircase_dual_smoothing(options, P.num_labels());
