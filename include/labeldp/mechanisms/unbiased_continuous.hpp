@@ -168,7 +168,7 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     const detail::SupportedLabels kept = detail::restrict_to_supported_labels(P);
     detail::IntervalBarrier barrier(kept.problem);
     // With a bias bound the interior point carries the patterns that price out at its duals
-    // (bias_bounded_barrier(): up to UnbiasedOptions::bias_pattern_rounds = 60 re-solves, each warm-started from the
+    // (bias_bounded_barrier(): up to UnbiasedOptions::bias_pattern_rounds = 200 re-solves, each warm-started from the
     // last solve's path and adding up to ten of the
     // most negative non-interval patterns at the last centre, one per window of outputs, from k = 100; five below), so
     // its centre lies on the optimal dual face of the problem that holds them, not only of the interval problem.
@@ -181,8 +181,9 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
     // (181 rounds of column generation) to 146-165 s (55 re-solves, no round) and B = 20, eps 12 from past 310 s
     // (stopped by a time limit at a gap of 8%) to 32 s, at a cost of 19 -> 27-30 s for B = 5, eps 4; B = 5 and 20 at
     // eps 1 and B = 5 at eps 12 need no re-solve (9-11 s either way). (Before the patterns were spread over windows of
-    // outputs, k = 401 gained nothing and B = 5, eps 4 ran past 150 s: it was off from k = 300.) 60: a loose bound
-    // needed 11-55.
+    // outputs, k = 401 gained nothing and B = 5, eps 4 ran past 150 s: it was off from k = 300.) 200, not 60: a loose
+    // bound needed 11-55 on the bench priors, and 61-75 on copies perturbed by 1e-9
+    // (UnbiasedOptions::bias_pattern_rounds).
     detail::IntervalBarrierResult ipm =
         P.bounded() ? detail::bias_bounded_barrier(barrier, kept.problem, 1e-11, options.bias_pattern_rounds)
                     : barrier.solve(1e-9);

@@ -539,7 +539,7 @@ inline IntervalBarrierResult bias_bounded_barrier(IntervalBarrier& barrier, cons
       barrier.warm_start(false);
       out = barrier.solve(gap_target);
       steps += out.newton_steps;
-      shifted = barrier.max_shift() > 0.1 * threshold;
+      shifted = false;  // a solve from the usual start adds no shift
     }
   }
   if (shifted) {
