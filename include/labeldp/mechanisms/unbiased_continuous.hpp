@@ -252,11 +252,12 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       // optimum at a scaled objective of 2.6e-3 (weeks, B = 5): relative to the objective. With a
       // bias bound the bias rows are met to 1e-13 (this crossover is certified directly, without
       // column generation, and finish_unbiased() does not re-solve bounded rows: at 1e-11 the
-      // returned bias was up to 3e-9 over B, labels of order 100). Where roundoff keeps an optimal
-      // basis from meeting them (lognormal k = 401, B = 5, eps 2: its recomputed x_B infeasible by
-      // more than 1e-11 after 5.7k pivots, beyond what dual pivots could repair; column
-      // generation then took 70 rounds, 52 s) the crossover is solved again with the bias rows met
-      // to 1e-12: certified there (gap 3e-10, bias B to 12 digits, 16-23 s in all). Not 1e-12
+      // returned bias was up to 3e-9 over B, labels of order 100). Where roundoff ends that solve
+      // (lognormal k = 401, B = 5, eps 2: after 4.5k pivots the optimal basis is near singular,
+      // condition about 1e15, its recomputed x_B off by 0.55, beyond what dual pivots could
+      // repair; nearby interval patterns with nearly equal outputs make nearly dependent columns;
+      // column generation then took 70 rounds, 52 s) the crossover is solved again with the bias
+      // rows met to 1e-12: certified there (gap 3e-10, bias B to 12 digits, 16-23 s in all). Not 1e-12
       // from the start: column generation resumed on that simplex (below) then ended on roundoff
       // at a gap of 4e-8 (lognormal k = 300, B = 5, eps 4 without re-solves).
       const double lp_scale = ipm_bound > 0 ? std::clamp(ipm_bound, 1e-4, 1.0) : 1.0;
@@ -264,10 +265,11 @@ UnbiasedResult<Scalar> solve_unbiased_continuous(const FinitePrior<Scalar>& prio
       // third of the crossover's time at k = 401 (perf, lognormal, B = 5).
       detail::StaircaseProduct product(Q, 0);
       for (const auto& c : columns) product.describe(c);
+      optim::LinearProgram crossover_lp = detail::empty_master(Q);
+      detail::staircase_block(Q, columns, loss_on(Q), crossover_lp.A, crossover_lp.c);
       std::optional<optim::RevisedSimplex> solver;
       auto solve_crossover = [&](double primal_tolerance) {
-        optim::LinearProgram lp = detail::empty_master(Q);
-        detail::staircase_block(Q, columns, loss_on(Q), lp.A, lp.c);
+        optim::LinearProgram lp = crossover_lp;  // built once, copied per attempt
         optim::SimplexOptions tight = options.simplex;
         tight.primal_feasibility_tolerance = std::min(tight.primal_feasibility_tolerance, primal_tolerance);
         tight.dual_feasibility_tolerance = std::min(tight.dual_feasibility_tolerance, 1e-11 * lp_scale);
